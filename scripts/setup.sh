@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a fresh machine of this kind: Debian packages, node modules, Kafka broker jars.
+# Every step checks first and does nothing when its result is already there, so both README commands
+# can call it every time.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+# 1. Debian packages: librdkafka's build libraries (linked dynamically, the build is offline),
+#    Java 17 and Maven for the broker, ClickHouse, iproute2 for network-namespace fault tests.
+packages=(zlib1g-dev libssl-dev libsasl2-dev libzstd-dev liblz4-dev libcurl4-openssl-dev
+  openjdk-17-jre-headless maven clickhouse-server clickhouse-client iproute2 procps)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing Debian packages: ${missing[*]}"
+  sudo_cmd=(); [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# 2. Node modules. CKJS_LINKING=dynamic makes @confluentinc/kafka-javascript build its bundled
+#    librdkafka against the system libraries instead of downloading their sources.
+stamp=node_modules/.hamstring-lock-sha
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  log "npm ci (builds librdkafka, about two minutes)"
+  CKJS_LINKING=dynamic npm ci --no-audit --no-fund --loglevel=error
+  echo "$want" >"$stamp"
+fi
+
+# 3. Kafka broker jars from Maven Central, cached outside git.
+# shellcheck source=/dev/null
+. dev/kafka.env
+cache=${HAMSTRING_CACHE_DIR:-$HOME/.cache/hamstring}
+libs="$cache/kafka-$KAFKA_VERSION/libs"
+if [ ! -f "$libs/.complete" ]; then
+  log "resolving Apache Kafka $KAFKA_VERSION broker jars into $libs"
+  rm -rf "$libs" && mkdir -p "$libs"
+  mvn -B -q -f dev/kafka-broker-pom.xml \
+    -Dkafka.version="$KAFKA_VERSION" -Dlog4j.version="$LOG4J_VERSION" \
+    org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+    -DincludeScope=runtime -DoutputDirectory="$libs"
+  ls "$libs"/kafka_2.13-"$KAFKA_VERSION".jar >/dev/null
+  touch "$libs/.complete"
+fi
+log "ready (Kafka $KAFKA_VERSION jars in $libs)"
