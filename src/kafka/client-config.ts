@@ -1,0 +1,75 @@
+/** Settings the runtime passes down to librdkafka, already resolved from config.yaml and env. */
+export interface KafkaClientSettings {
+  bootstrapServers: string;
+  clientId: string;
+  /** Extra librdkafka properties, last word (tests and advanced users). */
+  overrides?: Record<string, string | number | boolean>;
+}
+
+export interface ConsumerSettings extends KafkaClientSettings {
+  groupId: string;
+  groupProtocol: 'classic' | 'consumer';
+  /** classic protocol only; the consumer protocol assigns on the broker. */
+  assignmentStrategy: string;
+  sessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  maxPollIntervalMs: number;
+  isolation: 'read_committed' | 'read_uncommitted';
+  autoOffsetReset: 'earliest' | 'latest';
+}
+
+export interface ProducerSettings extends KafkaClientSettings {
+  /** Set for the transactional producer; absent for the idempotent at-least-once producer. */
+  transactionalId?: string;
+  transactionTimeoutMs: number;
+  messageTimeoutMs: number;
+  /** Bound of every native transactional call (init, send-offsets, commit, abort). */
+  apiTimeoutMs: number;
+}
+
+type Props = Record<string, string | number | boolean>;
+
+export function consumerProperties(s: ConsumerSettings): Props {
+  const props: Props = {
+    'bootstrap.servers': s.bootstrapServers,
+    'client.id': s.clientId,
+    'group.id': s.groupId,
+    'group.protocol': s.groupProtocol,
+    'max.poll.interval.ms': s.maxPollIntervalMs,
+    'isolation.level': s.isolation,
+    'enable.auto.commit': false,
+    // Offsets are committed only through the transaction (or explicitly in at-least-once mode).
+    'enable.auto.offset.store': false,
+    'auto.offset.reset': s.autoOffsetReset,
+    'enable.partition.eof': false,
+    'allow.auto.create.topics': false,
+    'socket.connection.setup.timeout.ms': 10_000,
+    'reconnect.backoff.max.ms': 2_000,
+  };
+  // With KIP-848 the broker owns these; librdkafka rejects them for group.protocol=consumer.
+  if (s.groupProtocol === 'classic') {
+    props['partition.assignment.strategy'] = s.assignmentStrategy;
+    props['session.timeout.ms'] = s.sessionTimeoutMs;
+    props['heartbeat.interval.ms'] = s.heartbeatIntervalMs;
+  }
+  return { ...props, ...s.overrides };
+}
+
+export function producerProperties(s: ProducerSettings): Props {
+  const props: Props = {
+    'bootstrap.servers': s.bootstrapServers,
+    'client.id': s.clientId,
+    'enable.idempotence': true,
+    acks: 'all',
+    'message.timeout.ms': s.messageTimeoutMs,
+    'linger.ms': 5,
+    dr_cb: true,
+    'socket.connection.setup.timeout.ms': 10_000,
+    'reconnect.backoff.max.ms': 2_000,
+  };
+  if (s.transactionalId !== undefined) {
+    props['transactional.id'] = s.transactionalId;
+    props['transaction.timeout.ms'] = s.transactionTimeoutMs;
+  }
+  return { ...props, ...s.overrides };
+}

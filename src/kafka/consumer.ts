@@ -1,0 +1,188 @@
+import Kafka from '@confluentinc/kafka-javascript';
+import type { Logger } from '../observability/logger.ts';
+import { classifyKafkaError } from './classify.ts';
+import { consumerProperties, type ConsumerSettings } from './client-config.ts';
+import { code } from './error-codes.ts';
+import type { KafkaError } from './kafka-error.ts';
+import type { FetchedRecord, TopicPartition, TopicPartitionOffset } from './records.ts';
+
+/** Rebalance notifications, delivered on the event loop while the consumer is polled. */
+export interface RebalanceListener {
+  onAssign(partitions: TopicPartition[]): void;
+  /** Partitions are being taken away; their offsets can still be committed until the callback returns. */
+  onRevoke(partitions: TopicPartition[]): void;
+  /** Ownership is already gone (session expired, max.poll exceeded): no commit for them is safe. */
+  onLost(partitions: TopicPartition[]): void;
+}
+
+/** Opaque consumer handle the transactional producer needs for send-offsets (group metadata). */
+export interface GroupMetadataSource {
+  readonly native: unknown;
+}
+
+/**
+ * A group consumer with manual offsets. One instance per group membership: after a membership or
+ * transport error the runtime closes it and creates a fresh one (the seed's recovery steps 3-4).
+ */
+export interface ConsumerPort extends GroupMetadataSource {
+  connect(timeoutMs: number): Promise<void>;
+  subscribe(topics: string[]): void;
+  /** Up to `max` records, waiting at most `timeoutMs`; also serves rebalance callbacks and errors. */
+  consume(max: number, timeoutMs: number): Promise<FetchedRecord[]>;
+  assignment(): TopicPartition[];
+  pause(partitions: TopicPartition[]): void;
+  resume(partitions: TopicPartition[]): void;
+  /** Committed offsets of the group for the partitions (offset < 0 when none). */
+  committed(partitions: TopicPartition[], timeoutMs: number): Promise<TopicPartitionOffset[]>;
+  /** Moves the fetch position; purges records already fetched for the partition. */
+  seek(position: TopicPartitionOffset, timeoutMs: number): Promise<void>;
+  /** At-least-once mode: commits offsets (next offset to read) outside any transaction. */
+  commitOffsets(offsets: TopicPartitionOffset[]): Promise<void>;
+  /** Current position lag per partition: high watermark - position (from cached fetch state). */
+  lag(): number | undefined;
+  /** Leaves the group and releases the client, bounded by `timeoutMs`. */
+  close(timeoutMs: number): Promise<void>;
+  readonly memberDescription: string;
+}
+
+const ASSIGN = code('_ASSIGN_PARTITIONS');
+const REVOKE = code('_REVOKE_PARTITIONS');
+const OFFSET_BEGINNING = -2;
+
+function toTp(list: { topic: string; partition: number }[]): TopicPartition[] {
+  return list.map(({ topic, partition }) => ({ topic, partition }));
+}
+
+interface NativeConsumer extends Kafka.KafkaConsumer {
+  incrementalAssign(tps: Kafka.TopicPartition[]): void;
+  incrementalUnassign(tps: Kafka.TopicPartition[]): void;
+  assignmentLost(): boolean;
+  rebalanceProtocol(): 'NONE' | 'COOPERATIVE' | 'EAGER';
+  commitCb(tps: Kafka.TopicPartitionOffset[], cb: (err: unknown) => void): void;
+}
+
+/** Creates a librdkafka group consumer. `onError` receives asynchronous client errors, classified. */
+export function createConsumer(
+  settings: ConsumerSettings,
+  listener: RebalanceListener,
+  onError: (err: KafkaError) => void,
+  log: Logger,
+): ConsumerPort {
+  const native = new Kafka.KafkaConsumer({
+    ...consumerProperties(settings),
+    rebalance_cb: (err: { code: number } | undefined, assignment: Kafka.TopicPartition[]) =>
+      rebalance(err, assignment),
+  }) as NativeConsumer;
+  function rebalance(err: { code: number } | undefined, assignment: Kafka.TopicPartition[]): void {
+    const tps = toTp(assignment);
+    try {
+      if (err?.code === ASSIGN) {
+        if (native.rebalanceProtocol() === 'COOPERATIVE') native.incrementalAssign(assignment);
+        else native.assign(assignment);
+        listener.onAssign(tps);
+      } else if (err?.code === REVOKE) {
+        // Lost must be read inside the callback, before the unassign.
+        const lost = native.assignmentLost();
+        if (lost) listener.onLost(tps);
+        else listener.onRevoke(tps);
+        if (native.rebalanceProtocol() === 'COOPERATIVE') native.incrementalUnassign(assignment);
+        else native.unassign();
+      } else {
+        log.warn({ code: err?.code }, 'kafka: unexpected rebalance event');
+      }
+    } catch (e) {
+      // A rebalance that arrives while the client is closing fails to (un)assign; nothing to do then.
+      if (native.isConnected()) onError(classifyKafkaError(e, 'consume'));
+    }
+  }
+  native.on('event.error', (e) => onError(classifyKafkaError(e, 'client')));
+  native.setDefaultConsumeTimeout(100);
+
+  let closed = false;
+  const call = <T>(
+    op: Parameters<typeof classifyKafkaError>[1],
+    fn: (cb: (err: unknown, v: T) => void) => void,
+  ) =>
+    new Promise<T>((resolve, reject) => {
+      fn((err, v) => (err ? reject(classifyKafkaError(err, op)) : resolve(v)));
+    });
+
+  return {
+    native,
+    memberDescription: `${settings.clientId}@${settings.groupId}`,
+    connect: (timeoutMs) =>
+      call<void>('connect', (cb) => {
+        native.connect({ timeout: timeoutMs }, (err) => cb(err, undefined));
+      }),
+    subscribe(topics) {
+      try {
+        native.subscribe(topics);
+      } catch (e) {
+        throw classifyKafkaError(e, 'consume');
+      }
+    },
+    consume(max, timeoutMs) {
+      native.setDefaultConsumeTimeout(timeoutMs);
+      return call<Kafka.Message[]>('consume', (cb) => native.consume(max, (err, msgs) => cb(err, msgs))).then(
+        (msgs) =>
+          msgs.map((m): FetchedRecord => ({
+            topic: m.topic,
+            partition: m.partition,
+            offset: m.offset,
+            key: m.key === undefined || m.key === null ? null : Buffer.from(m.key),
+            value: m.value,
+            headers: Object.assign({}, ...(m.headers ?? [])) as Record<string, Buffer>,
+            timestamp: m.timestamp,
+          })),
+      );
+    },
+    assignment: () => (closed ? [] : toTp(native.assignments())),
+    pause(partitions) {
+      if (partitions.length > 0) native.pause(partitions);
+    },
+    resume(partitions) {
+      if (partitions.length > 0) native.resume(partitions);
+    },
+    committed: (partitions, timeoutMs) =>
+      call<Kafka.TopicPartitionOffset[]>('committed', (cb) =>
+        native.committed(partitions, timeoutMs, (err, tps) => cb(err, tps)),
+      ).then((tps) => tps.map(({ topic, partition, offset }) => ({ topic, partition, offset }))),
+    seek: (position, timeoutMs) =>
+      call<void>('seek', (cb) =>
+        native.seek(
+          { ...position, offset: position.offset < 0 ? OFFSET_BEGINNING : position.offset },
+          timeoutMs,
+          (err) => cb(err, undefined),
+        ),
+      ),
+    commitOffsets: (offsets) =>
+      call<void>('commit-offsets', (cb) => native.commitCb(offsets, (err) => cb(err, undefined))),
+    lag() {
+      let total = 0;
+      let known = false;
+      for (const p of native.position()) {
+        if (p.offset < 0) continue;
+        const w = native.getWatermarkOffsets(p.topic, p.partition);
+        if (w.highOffset >= 0) {
+          total += Math.max(0, w.highOffset - p.offset);
+          known = true;
+        }
+      }
+      return known ? total : undefined;
+    },
+    close(timeoutMs) {
+      if (closed) return Promise.resolve();
+      closed = true;
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          log.warn({ timeoutMs }, 'kafka: consumer close timed out; the client is abandoned');
+          resolve();
+        }, timeoutMs);
+        native.disconnect(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}

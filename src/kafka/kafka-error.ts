@@ -1,0 +1,70 @@
+import { codeName } from './error-codes.ts';
+
+/**
+ * The closed set of error kinds the runtime switches on (docs/design.md, "Errors: classify once").
+ * - membership: the consumer's group generation is gone; offsets of this generation can never commit.
+ * - transport: Kafka is unreachable or a request timed out; the producer and consumer are rebuilt.
+ * - abortable: the transaction must be aborted; producer and consumer stay usable.
+ * - retriable: the same call with the same arguments may succeed; retry within the API timeout.
+ * - fenced: the producer is fenced or fatally broken; only a new producer instance can continue.
+ * - config: a local misuse or configuration error; retrying cannot help.
+ * - other: anything else; treated as abortable by the runtime, and logged loudly.
+ */
+export type ErrorKind =
+  'membership' | 'transport' | 'abortable' | 'retriable' | 'fenced' | 'config' | 'other';
+
+/** The Kafka operation that failed; part of the classification and of every log line. */
+export type KafkaOperation =
+  | 'connect'
+  | 'consume'
+  | 'commit-offsets'
+  | 'committed'
+  | 'seek'
+  | 'init-transactions'
+  | 'begin-transaction'
+  | 'produce'
+  | 'delivery'
+  | 'send-offsets'
+  | 'commit-transaction'
+  | 'abort-transaction'
+  | 'admin'
+  | 'client';
+
+/** Raw error shape of the librdkafka binding (`LibrdKafkaError`). */
+export interface RawKafkaError {
+  message?: string;
+  code?: number;
+  isFatal?: boolean;
+  isRetriable?: boolean;
+  isTxnRequiresAbort?: boolean;
+}
+
+/** A classified Kafka error. Created only by `classifyKafkaError`, so the kind is decided once. */
+export class KafkaError extends Error {
+  override readonly name = 'KafkaError';
+  constructor(
+    readonly kind: ErrorKind,
+    readonly code: number,
+    readonly operation: KafkaOperation,
+    message: string,
+    readonly flags: { fatal: boolean; retriable: boolean; txnRequiresAbort: boolean },
+  ) {
+    super(message);
+  }
+
+  /** librdkafka's name without the `ERR_` prefix, e.g. `_MAX_POLL_EXCEEDED`. */
+  get codeName(): string {
+    return codeName(this.code);
+  }
+
+  /** Fields for structured logs. */
+  toLog(): Record<string, unknown> {
+    return {
+      kind: this.kind,
+      code: this.codeName,
+      operation: this.operation,
+      message: this.message,
+      ...this.flags,
+    };
+  }
+}

@@ -1,0 +1,172 @@
+import Kafka from '@confluentinc/kafka-javascript';
+import type { Logger } from '../observability/logger.ts';
+import { classifyKafkaError } from './classify.ts';
+import { producerProperties, type ProducerSettings } from './client-config.ts';
+import { code } from './error-codes.ts';
+import { KafkaError, type KafkaOperation } from './kafka-error.ts';
+import type { GroupMetadataSource } from './consumer.ts';
+import type { OutgoingRecord, TopicPartitionOffset } from './records.ts';
+
+/** Outcome counters of one transaction's records, from delivery reports. */
+export interface DeliveryTally {
+  produced: number;
+  delivered: number;
+  /** Purged by an abort (_PURGE_QUEUE): discarded outputs of the aborted transaction, never data loss. */
+  purged: number;
+  failed: number;
+}
+
+/**
+ * A producer. Transactional when `transactionalId` is set: one transaction at a time, every native
+ * transactional call bounded by `apiTimeoutMs` (librdkafka's own timeout plus a JS guard, so a
+ * callback that never comes cannot hang the worker).
+ */
+export interface ProducerPort {
+  connect(timeoutMs: number): Promise<void>;
+  initTransactions(): Promise<void>;
+  beginTransaction(): Promise<void>;
+  /** Queues a record; resolves when queued (not delivered). Waits when the local queue is full. */
+  produce(record: OutgoingRecord): Promise<void>;
+  sendOffsets(offsets: TopicPartitionOffset[], consumer: GroupMetadataSource): Promise<void>;
+  commitTransaction(): Promise<void>;
+  abortTransaction(): Promise<void>;
+  /** Non-transactional use: waits until every queued record is delivered or failed. */
+  flush(timeoutMs: number): Promise<void>;
+  /** Counts since the last beginTransaction (or creation), and the first delivery error seen. */
+  tally(): DeliveryTally & { firstError?: KafkaError };
+  close(timeoutMs: number): Promise<void>;
+  readonly transactionalId: string | undefined;
+}
+
+const PURGE_QUEUE = code('_PURGE_QUEUE');
+const QUEUE_FULL = code('_QUEUE_FULL');
+
+export function createProducer(settings: ProducerSettings, log: Logger): ProducerPort {
+  const native = new Kafka.Producer(producerProperties(settings));
+  const apiTimeoutMs = settings.apiTimeoutMs;
+  let tally: DeliveryTally & { firstError?: KafkaError } = {
+    produced: 0,
+    delivered: 0,
+    purged: 0,
+    failed: 0,
+  };
+  let generation = 0;
+  let closed = false;
+
+  native.on('delivery-report', (err, report) => {
+    // Reports of a previous transaction can arrive after a new one began; they belong to the old tally.
+    const own = (report.opaque as number | undefined) === generation;
+    if (!err) {
+      if (own) tally.delivered += 1;
+      return;
+    }
+    const e = classifyKafkaError(err, 'delivery');
+    if (e.code === PURGE_QUEUE) {
+      if (own) tally.purged += 1;
+      return;
+    }
+    if (own) {
+      tally.failed += 1;
+      tally.firstError ??= e;
+    }
+    log.warn({ err: e.toLog(), topic: report.topic, partition: report.partition }, 'kafka: delivery failed');
+  });
+  native.on('event.error', (e) => {
+    const err = classifyKafkaError(e, 'client');
+    log.debug({ err: err.toLog() }, 'kafka: producer client error');
+  });
+
+  /** Runs a native transactional call bounded by apiTimeoutMs, on both sides of the binding. */
+  const bounded = (op: KafkaOperation, fn: (timeoutMs: number, cb: (err: unknown) => void) => void) =>
+    new Promise<void>((resolve, reject) => {
+      let done = false;
+      const guard = setTimeout(() => {
+        if (done) return;
+        done = true;
+        reject(
+          classifyKafkaError(
+            { code: code('_TIMED_OUT'), message: `${op} gave no answer`, isRetriable: true },
+            op,
+          ),
+        );
+      }, apiTimeoutMs + 2_000);
+      fn(apiTimeoutMs, (err) => {
+        if (done) return;
+        done = true;
+        clearTimeout(guard);
+        if (err) reject(classifyKafkaError(err, op));
+        else resolve();
+      });
+    });
+
+  const toBuf = (v: Buffer | string | null | undefined): Buffer | null =>
+    v === null || v === undefined ? null : Buffer.isBuffer(v) ? v : Buffer.from(v);
+
+  return {
+    transactionalId: settings.transactionalId,
+    connect: (timeoutMs) =>
+      new Promise<void>((resolve, reject) => {
+        native.connect({ timeout: timeoutMs }, (err) =>
+          err ? reject(classifyKafkaError(err, 'connect')) : resolve(),
+        );
+        native.setPollInterval(50);
+      }),
+    initTransactions: () => bounded('init-transactions', (t, cb) => native.initTransactions(t, cb)),
+    beginTransaction() {
+      generation += 1;
+      tally = { produced: 0, delivered: 0, purged: 0, failed: 0 };
+      return bounded('begin-transaction', (_t, cb) => native.beginTransaction(cb));
+    },
+    async produce(record) {
+      const headers = record.headers
+        ? Object.entries(record.headers).map(([k, v]) => ({
+            [k]: typeof v === 'string' ? Buffer.from(v) : v,
+          }))
+        : undefined;
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          native.produce(
+            record.topic,
+            record.partition ?? null,
+            toBuf(record.value),
+            toBuf(record.key),
+            record.timestamp ?? null,
+            generation,
+            headers,
+          );
+          tally.produced += 1;
+          return;
+        } catch (e) {
+          const err = classifyKafkaError(e, 'produce');
+          if (err.code !== QUEUE_FULL || attempt > 2_000) throw err;
+          // The local queue drains as deliveries complete; wait instead of failing the transaction.
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      }
+    },
+    sendOffsets: (offsets, consumer) =>
+      bounded('send-offsets', (t, cb) =>
+        native.sendOffsetsToTransaction(offsets, consumer.native as Kafka.KafkaConsumer, t, cb),
+      ),
+    commitTransaction: () => bounded('commit-transaction', (t, cb) => native.commitTransaction(t, cb)),
+    abortTransaction: () => bounded('abort-transaction', (t, cb) => native.abortTransaction(t, cb)),
+    flush: (timeoutMs) =>
+      new Promise<void>((resolve, reject) =>
+        native.flush(timeoutMs, (err) => (err ? reject(classifyKafkaError(err, 'produce')) : resolve())),
+      ),
+    tally: () => ({ ...tally }),
+    close(timeoutMs) {
+      if (closed) return Promise.resolve();
+      closed = true;
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        native.disconnect(timeoutMs, () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}
+
+export { KafkaError };

@@ -1,0 +1,36 @@
+/** A record as fetched from Kafka. Keys and values stay bytes; decoding is the stage's business. */
+export interface FetchedRecord {
+  topic: string;
+  partition: number;
+  offset: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: Record<string, Buffer>;
+  /** Milliseconds since the epoch, as set by the producer or the broker. */
+  timestamp: number | undefined;
+}
+
+/** A record to produce. */
+export interface OutgoingRecord {
+  topic: string;
+  key?: Buffer | string | null;
+  value: Buffer | string | null;
+  headers?: Record<string, Buffer | string>;
+  /** Explicit partition; by default the key's hash (murmur2, as the Java client) decides. */
+  partition?: number;
+  timestamp?: number;
+}
+
+export interface TopicPartition {
+  topic: string;
+  partition: number;
+}
+
+/** The NEXT offset to read (last processed + 1), as Kafka stores committed offsets. */
+export interface TopicPartitionOffset extends TopicPartition {
+  offset: number;
+}
+
+export function tpKey(tp: TopicPartition): string {
+  return `${tp.topic}:${tp.partition}`;
+}

@@ -1,0 +1,91 @@
+import type { Clock } from './clock.ts';
+
+/** The seed's four operational alert conditions. */
+export type AlertCondition =
+  | 'max_poll_exceeded_or_unknown_member'
+  | 'repeated_recovery_after_revoke'
+  | 'aborts_while_lag_grows'
+  | 'no_commit_while_input_arrives';
+
+export interface AlertOptions {
+  /** How far back events count. */
+  windowMs: number;
+  /** Recoveries after a revoke/lost within the window that count as "repeated". */
+  repeatedRecoveries: number;
+  /** How long without a commit, while input arrives, before alerting. */
+  stallMs: number;
+}
+
+export const defaultAlertOptions: AlertOptions = {
+  windowMs: 5 * 60_000,
+  repeatedRecoveries: 3,
+  stallMs: 60_000,
+};
+
+/**
+ * Computes the alert conditions from events the worker reports. Pure bookkeeping over an injected
+ * clock; the worker exposes the result as metrics and in its health detail.
+ */
+export class AlertConditions {
+  #membershipErrors: number[] = [];
+  #lastRevokeOrLost: number | undefined;
+  #recoveriesSinceRevoke: number[] = [];
+  #aborts: number[] = [];
+  #lagSamples: { at: number; lag: number }[] = [];
+  #lastCommitAt: number;
+  #consumedSinceCommit = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly opts: AlertOptions = defaultAlertOptions,
+  ) {
+    this.#lastCommitAt = clock.now();
+  }
+
+  membershipError(): void {
+    this.#membershipErrors.push(this.clock.now());
+  }
+  revokedOrLost(): void {
+    this.#lastRevokeOrLost = this.clock.now();
+    this.#recoveriesSinceRevoke = [];
+  }
+  recovery(): void {
+    if (this.#lastRevokeOrLost !== undefined) this.#recoveriesSinceRevoke.push(this.clock.now());
+  }
+  aborted(): void {
+    this.#aborts.push(this.clock.now());
+  }
+  consumed(n: number): void {
+    this.#consumedSinceCommit += n;
+  }
+  committed(): void {
+    this.#lastCommitAt = this.clock.now();
+    this.#consumedSinceCommit = 0;
+  }
+  lag(lag: number): void {
+    this.#lagSamples.push({ at: this.clock.now(), lag });
+  }
+
+  /** The conditions that hold now. */
+  active(): AlertCondition[] {
+    const now = this.clock.now();
+    const since = now - this.opts.windowMs;
+    const recent = (xs: number[]) => xs.filter((t) => t >= since);
+    this.#membershipErrors = recent(this.#membershipErrors);
+    this.#aborts = recent(this.#aborts);
+    this.#recoveriesSinceRevoke = recent(this.#recoveriesSinceRevoke);
+    this.#lagSamples = this.#lagSamples.filter((s) => s.at >= since);
+
+    const out: AlertCondition[] = [];
+    if (this.#membershipErrors.length > 0) out.push('max_poll_exceeded_or_unknown_member');
+    if (this.#recoveriesSinceRevoke.length >= this.opts.repeatedRecoveries)
+      out.push('repeated_recovery_after_revoke');
+    const first = this.#lagSamples[0];
+    const last = this.#lagSamples[this.#lagSamples.length - 1];
+    if (this.#aborts.length > 0 && first && last && last.lag > first.lag) out.push('aborts_while_lag_grows');
+    if (this.#consumedSinceCommit > 0 && now - this.#lastCommitAt >= this.opts.stallMs) {
+      out.push('no_commit_while_input_arrives');
+    }
+    return out;
+  }
+}

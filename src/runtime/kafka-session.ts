@@ -1,0 +1,217 @@
+import { createConsumer, type ConsumerPort } from '../kafka/consumer.ts';
+import { createProducer, type ProducerPort } from '../kafka/producer.ts';
+import { classifyKafkaError } from '../kafka/classify.ts';
+import type { KafkaError, KafkaOperation } from '../kafka/kafka-error.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { AssignmentEpochs } from './assignment-epochs.ts';
+import type { BackOff } from './backoff.ts';
+import type { Clock } from './clock.ts';
+import type { KafkaClientFactory, WorkerKafkaOptions } from './worker-options.ts';
+import type { WorkerMetrics } from './worker-metrics.ts';
+
+export const defaultClients: KafkaClientFactory = { consumer: createConsumer, producer: createProducer };
+
+/** A failure after in-place retries; `deadlinePassed` tells whether the API timeout ran out. */
+export class RetriesExhausted extends Error {
+  constructor(
+    override readonly cause: KafkaError,
+    readonly deadlinePassed: boolean,
+  ) {
+    super(cause.message);
+  }
+}
+
+export interface SessionDeps {
+  kafka: WorkerKafkaOptions;
+  groupId: string;
+  transactionalId: string | undefined;
+  clientId: string;
+  topics: string[];
+  epochs: AssignmentEpochs;
+  clients: KafkaClientFactory;
+  clock: Clock;
+  log: Logger;
+  metrics: WorkerMetrics;
+  reconnectBackOff: BackOff;
+  onConsumerError(err: KafkaError): void;
+  onRevokeOrLost(cause: 'revoke' | 'lost'): void;
+  isStopping(): boolean;
+}
+
+/**
+ * Owns the worker's producer and consumer and the seed's steps for replacing them: a fresh consumer
+ * (new generation), a recreated transactional producer (same id), and the reconnect loop.
+ */
+export class KafkaSession {
+  #producer: ProducerPort | undefined;
+  #consumer: ConsumerPort | undefined;
+  #consumerSeq = 0;
+
+  constructor(private readonly d: SessionDeps) {}
+
+  get producer(): ProducerPort {
+    if (!this.#producer) throw new Error('producer not started');
+    return this.#producer;
+  }
+
+  get consumer(): ConsumerPort {
+    if (!this.#consumer) throw new Error('consumer not started');
+    return this.#consumer;
+  }
+
+  get hasConsumer(): boolean {
+    return this.#consumer !== undefined;
+  }
+
+  /**
+   * Runs a Kafka call, retrying it in place with the same arguments while it fails with a retriable
+   * error and the API timeout has not passed. Anything else, or the deadline, ends in RetriesExhausted.
+   */
+  async retryInPlace<T>(
+    op: KafkaOperation,
+    fn: () => Promise<T>,
+    timeoutMs = this.d.kafka.apiTimeoutMs,
+  ): Promise<T> {
+    const deadline = this.d.clock.now() + timeoutMs;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await fn();
+      } catch (e) {
+        const err = classifyKafkaError(e, op);
+        const passed = this.d.clock.now() >= deadline;
+        if (err.kind !== 'retriable' || passed || this.d.isStopping())
+          throw new RetriesExhausted(err, passed);
+        this.d.log.info({ err: err.toLog(), attempt }, 'kafka: retrying call in place');
+        await this.d.clock.sleep(
+          Math.min(100 * 2 ** (attempt - 1), 1_000, Math.max(0, deadline - this.d.clock.now())),
+        );
+      }
+    }
+  }
+
+  /** Creates, connects and (if transactional) initialises the producer. */
+  async startProducer(): Promise<void> {
+    const k = this.d.kafka;
+    const producer = this.d.clients.producer(
+      {
+        bootstrapServers: k.bootstrapServers,
+        clientId: `${this.d.clientId}-producer`,
+        transactionalId: this.d.transactionalId,
+        transactionTimeoutMs: k.transactionTimeoutMs,
+        messageTimeoutMs: k.messageTimeoutMs,
+        apiTimeoutMs: k.apiTimeoutMs,
+        overrides: k.producerOverrides,
+      },
+      this.d.log,
+    );
+    try {
+      await producer.connect(k.apiTimeoutMs);
+      if (this.d.transactionalId !== undefined)
+        await this.retryInPlace('init-transactions', () => producer.initTransactions());
+    } catch (e) {
+      await producer.close(1_000);
+      throw e;
+    }
+    this.#producer = producer;
+  }
+
+  async closeProducer(): Promise<void> {
+    const p = this.#producer;
+    this.#producer = undefined;
+    if (p) await p.close(this.d.kafka.apiTimeoutMs);
+  }
+
+  /** Creates a fresh consumer (a new group member) and subscribes it. */
+  async startConsumer(): Promise<void> {
+    const k = this.d.kafka;
+    this.#consumerSeq += 1;
+    const epochs = this.d.epochs;
+    epochs.reset();
+    const consumer = this.d.clients.consumer(
+      {
+        bootstrapServers: k.bootstrapServers,
+        clientId: `${this.d.clientId}-consumer-${this.#consumerSeq}`,
+        groupId: this.d.groupId,
+        groupProtocol: k.groupProtocol,
+        assignmentStrategy: k.assignmentStrategy,
+        sessionTimeoutMs: k.sessionTimeoutMs,
+        heartbeatIntervalMs: k.heartbeatIntervalMs,
+        maxPollIntervalMs: k.maxPollIntervalMs,
+        isolation: 'read_committed',
+        autoOffsetReset: 'earliest',
+        overrides: k.consumerOverrides,
+      },
+      {
+        onAssign: (tps) => epochs.assign(tps),
+        onRevoke: (tps) => {
+          epochs.revoke(tps);
+          this.d.onRevokeOrLost('revoke');
+        },
+        onLost: (tps) => {
+          epochs.lost(tps);
+          this.d.onRevokeOrLost('lost');
+        },
+      },
+      (err) => {
+        if (this.#consumer === consumer) this.d.onConsumerError(err);
+      },
+      this.d.log,
+    );
+    try {
+      await consumer.connect(k.apiTimeoutMs);
+      consumer.subscribe(this.d.topics);
+    } catch (e) {
+      await consumer.close(1_000);
+      throw e;
+    }
+    this.#consumer = consumer;
+  }
+
+  /** Closing leaves the group generation; the seed's step 3. */
+  async closeConsumer(): Promise<void> {
+    const c = this.#consumer;
+    this.#consumer = undefined;
+    this.d.epochs.reset();
+    if (c) await c.close(this.d.kafka.apiTimeoutMs);
+  }
+
+  async resetConsumer(): Promise<void> {
+    await this.closeConsumer();
+    await this.startConsumer();
+  }
+
+  /**
+   * The transport recovery: both clients go, then a visible loop (log line and metric per attempt,
+   * bounded back-off) until a producer connects and initialises; then a fresh consumer subscribes.
+   * Holds no group membership while Kafka is away.
+   */
+  async reconnect(): Promise<void> {
+    await this.closeConsumer();
+    await this.closeProducer();
+    const started = this.d.clock.now();
+    for (let attempt = 1; !this.d.isStopping(); attempt += 1) {
+      this.d.metrics.reconnectAttempts.inc();
+      try {
+        await this.startProducer();
+        await this.startConsumer();
+        this.d.log.warn({ attempt, downMs: this.d.clock.now() - started }, 'kafka: reconnected');
+        return;
+      } catch (e) {
+        const err = e instanceof RetriesExhausted ? e.cause : classifyKafkaError(e, 'connect');
+        await this.closeProducer();
+        await this.closeConsumer();
+        const delay = this.d.reconnectBackOff(attempt, this.d.clock.now() - started) ?? 30_000;
+        this.d.log.warn(
+          { attempt, delayMs: delay, err: err.toLog(), downMs: this.d.clock.now() - started },
+          'kafka: unreachable, retrying',
+        );
+        await this.d.clock.sleep(delay);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.closeConsumer();
+    await this.closeProducer();
+  }
+}

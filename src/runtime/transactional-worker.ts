@@ -1,0 +1,593 @@
+import { classifyKafkaError } from '../kafka/classify.ts';
+import { code } from '../kafka/error-codes.ts';
+import { KafkaError } from '../kafka/kafka-error.ts';
+import type { FetchedRecord, TopicPartition } from '../kafka/records.ts';
+import { tpKey } from '../kafka/records.ts';
+import { createLogger, type Logger } from '../observability/logger.ts';
+import { AlertConditions, type AlertCondition } from './alert-conditions.ts';
+import { AssignmentEpochs } from './assignment-epochs.ts';
+import { exponentialBackOff } from './backoff.ts';
+import { nextOffsets, partitionsOf } from './batch-offsets.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { deadLetterOf } from './dead-letter.ts';
+import { defaultClients, KafkaSession, RetriesExhausted } from './kafka-session.ts';
+import { planRecovery, type RecoveryAction } from './recovery-plan.ts';
+import type { ProcessResult, Stage, StageOutput, StageRecord } from './stage.ts';
+import type { WorkerHooks, WorkerOptions } from './worker-options.ts';
+import { WorkerMetrics } from './worker-metrics.ts';
+
+export type WorkerState = 'starting' | 'running' | 'recovering' | 'stopping' | 'stopped' | 'failed';
+
+/** What health endpoints and operators see. */
+export interface WorkerStatus {
+  stage: string;
+  instanceId: string;
+  state: WorkerState;
+  live: boolean;
+  ready: boolean;
+  epoch: number;
+  assigned: string[];
+  lastCommitAt: number | undefined;
+  lastLoopAt: number;
+  committedTransactions: number;
+  alerts: AlertCondition[];
+  failure?: string;
+}
+
+/** The batch became stale while it was processed; its work is discarded and its records refetched. */
+class StaleBatch extends Error {
+  override readonly name = 'StaleBatch';
+}
+
+const FENCE_WINDOW_MS = 60_000;
+const MAX_POLL_EXCEEDED = code('_MAX_POLL_EXCEEDED');
+const UNKNOWN_MEMBER_ID = code('UNKNOWN_MEMBER_ID');
+const ALL_BROKERS_DOWN = code('_ALL_BROKERS_DOWN');
+
+/**
+ * Runs one stage as an exactly-once consume-process-produce loop (or at-least-once for sinks), with
+ * the recovery paths of the consumer-recovery design. One instance = one group member and one
+ * transactional producer with a stable transactional id.
+ */
+export class TransactionalWorker {
+  readonly metrics: WorkerMetrics;
+  readonly log: Logger;
+  readonly #o: Required<Pick<WorkerOptions, 'batchAttempts' | 'keepAliveAfterMs' | 'fenceLimit'>> &
+    WorkerOptions;
+  readonly #stage: Stage;
+  readonly #clock: Clock;
+  readonly #epochs = new AssignmentEpochs();
+  readonly #alerts: AlertConditions;
+  readonly #session: KafkaSession;
+  readonly #groupId: string;
+  readonly #hooks: WorkerHooks;
+  #state: WorkerState = 'starting';
+  #stopRequested = false;
+  #stopController = new AbortController();
+  #pendingError: KafkaError | undefined;
+  #inFlight: AbortController | undefined;
+  #txnOpen = false;
+  #fences: number[] = [];
+  #failedBatchAttempts = 0;
+  #lastCommitAt: number | undefined;
+  #lastLoopAt: number;
+  #commits = 0;
+  #failure: string | undefined;
+  #loop: Promise<void> | undefined;
+
+  constructor(options: WorkerOptions) {
+    this.#o = { batchAttempts: 3, keepAliveAfterMs: 1_000, fenceLimit: 3, ...options };
+    this.#stage = options.stage;
+    this.#clock = options.clock ?? systemClock;
+    this.#hooks = options.hooks ?? {};
+    this.#groupId = options.kafka.groupId ?? options.stage.name;
+    this.log = (options.log ?? createLogger()).child({
+      stage: this.#stage.name,
+      instance: options.instanceId,
+    });
+    this.metrics = new WorkerMetrics({ stage: this.#stage.name, instance: options.instanceId });
+    this.#alerts = new AlertConditions(this.#clock, options.alerts);
+    this.#lastLoopAt = this.#clock.now();
+    const transactionalId =
+      options.mode === 'exactly-once'
+        ? (options.kafka.transactionalId ?? `${this.#stage.name}-${options.instanceId}`)
+        : undefined;
+    this.#session = new KafkaSession({
+      kafka: options.kafka,
+      groupId: this.#groupId,
+      transactionalId,
+      clientId: `${this.#stage.name}-${options.instanceId}`,
+      topics: [...this.#stage.inputTopics],
+      epochs: this.#epochs,
+      clients: options.clients ?? defaultClients,
+      clock: this.#clock,
+      log: this.log,
+      metrics: this.metrics,
+      reconnectBackOff:
+        options.reconnectBackOff ??
+        exponentialBackOff({ initialMs: 250, multiplier: 2, maxIntervalMs: 10_000, jitter: 0.2 }),
+      onConsumerError: (err) => this.#onConsumerError(err),
+      onRevokeOrLost: () => this.#alerts.revokedOrLost(),
+      isStopping: () => this.#stopRequested,
+    });
+    this.#epochs.onChange((cause, partitions) => {
+      this.metrics.epochChanges.inc({ cause });
+      this.metrics.epoch.set(this.#epochs.current);
+      this.log.info(
+        { event: 'epoch', cause, epoch: this.#epochs.current, partitions: partitions.map(tpKey) },
+        `kafka: ${cause}`,
+      );
+      this.#inFlight?.abort(new StaleBatch(`assignment changed (${cause}) while the batch was processed`));
+    });
+  }
+
+  /** Starts the loop; resolves once the clients are up (or the reconnect loop has begun). */
+  async start(): Promise<void> {
+    try {
+      await this.#session.startProducer();
+      await this.#session.startConsumer();
+    } catch (e) {
+      this.log.warn({ err: String(e) }, 'kafka: not reachable at start; entering reconnect loop');
+      this.#pendingError = classifyKafkaError({ code: ALL_BROKERS_DOWN, message: String(e) }, 'connect');
+    }
+    this.#state = 'running';
+    this.#loop = this.#run();
+  }
+
+  /** Resolves when the loop has ended (after `stop()` or a fatal failure). */
+  async done(): Promise<void> {
+    await this.#loop;
+  }
+
+  /**
+   * Graceful stop: no new fetches, in-flight processing is told to stop, an open transaction is
+   * aborted within its timeout, the member leaves the group, the clients close.
+   */
+  async stop(): Promise<void> {
+    this.#stopRequested = true;
+    this.#stopController.abort();
+    this.#inFlight?.abort(new StaleBatch('worker stopping'));
+    await this.#loop;
+  }
+
+  status(): WorkerStatus {
+    const now = this.#clock.now();
+    const liveWindow = Math.max(this.#o.kafka.maxPollIntervalMs, 60_000);
+    const alerts = this.#alerts.active();
+    for (const c of [
+      'max_poll_exceeded_or_unknown_member',
+      'repeated_recovery_after_revoke',
+      'aborts_while_lag_grows',
+      'no_commit_while_input_arrives',
+    ] as const) {
+      this.metrics.alert.set({ condition: c }, alerts.includes(c) ? 1 : 0);
+    }
+    const ready =
+      this.#state === 'running' && this.#session.hasConsumer && this.#epochs.assigned().length > 0;
+    this.metrics.up.set(ready ? 1 : 0);
+    return {
+      stage: this.#stage.name,
+      instanceId: this.#o.instanceId,
+      state: this.#state,
+      live: this.#state !== 'failed' && now - this.#lastLoopAt < liveWindow,
+      ready,
+      epoch: this.#epochs.current,
+      assigned: this.#epochs.assigned().map(tpKey),
+      lastCommitAt: this.#lastCommitAt,
+      lastLoopAt: this.#lastLoopAt,
+      committedTransactions: this.#commits,
+      alerts,
+      ...(this.#failure !== undefined ? { failure: this.#failure } : {}),
+    };
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopRequested) {
+      try {
+        await this.#iteration();
+      } catch (e) {
+        await this.#recover(e);
+      }
+    }
+    this.#state = this.#state === 'failed' ? 'failed' : 'stopping';
+    if (this.#txnOpen) await this.#abort('shutdown');
+    await this.#session.close();
+    if (this.#state !== 'failed') this.#state = 'stopped';
+    this.log.info({ event: 'stopped', state: this.#state }, 'worker stopped');
+  }
+
+  #onConsumerError(err: KafkaError): void {
+    if (err.code === MAX_POLL_EXCEEDED) this.metrics.maxPollExceeded.inc();
+    if (err.code === MAX_POLL_EXCEEDED || err.code === UNKNOWN_MEMBER_ID) this.#alerts.membershipError();
+    if (err.kind === 'membership' || err.code === ALL_BROKERS_DOWN) {
+      this.log.warn({ err: err.toLog() }, 'kafka: consumer error; recovering at the next step');
+      this.#pendingError ??= err;
+      this.#inFlight?.abort(new StaleBatch(`consumer error ${err.codeName}`));
+    } else {
+      this.log.debug({ err: err.toLog() }, 'kafka: consumer client error');
+    }
+  }
+
+  #throwPending(): void {
+    const e = this.#pendingError;
+    if (e) {
+      this.#pendingError = undefined;
+      throw e;
+    }
+  }
+
+  async #iteration(): Promise<void> {
+    this.#lastLoopAt = this.#clock.now();
+    this.#throwPending();
+    const consumer = this.#session.consumer;
+    const epoch = this.#epochs.current;
+    const fetched = await this.#session.consumer
+      .consume(this.#o.batch.size, this.#o.batch.timeoutMs)
+      .catch((e: unknown) => Promise.reject(classifyKafkaError(e, 'consume')));
+    this.#throwPending();
+    if (fetched.length === 0) {
+      this.#sampleLag();
+      return;
+    }
+    this.metrics.batchSize.observe(fetched.length);
+    this.metrics.records.inc({ direction: 'in' }, fetched.length);
+    this.#alerts.consumed(fetched.length);
+    const parts = partitionsOf(fetched);
+    const stale = this.#epochs.staleReason(epoch, parts);
+    if (stale !== undefined) return this.#discardStale(fetched, epoch, stale);
+
+    let result: ProcessResult;
+    try {
+      result = await this.#process(fetched, epoch);
+    } catch (e) {
+      if (e instanceof StaleBatch) return this.#discardStale(fetched, epoch, e.message);
+      if (e instanceof KafkaError) throw e;
+      return this.#batchFailed(fetched, e);
+    } finally {
+      if (this.#session.hasConsumer && this.#session.consumer === consumer)
+        consumer.resume(this.#epochs.assigned());
+    }
+    this.#throwPending();
+    const staleAfter = this.#epochs.staleReason(epoch, parts);
+    if (staleAfter !== undefined) return this.#discardStale(fetched, epoch, staleAfter);
+    await this.#commit(fetched, epoch, result.outputs, result.failures ?? []);
+    this.#failedBatchAttempts = 0;
+  }
+
+  /**
+   * Runs stage.process. If it takes longer than keepAliveAfterMs, the assigned partitions are paused
+   * and the consumer is polled meanwhile, so rebalance callbacks are served and max.poll.interval is
+   * never exceeded; a rebalance aborts the work through ctx.signal.
+   */
+  async #process(records: FetchedRecord[], epoch: number): Promise<ProcessResult> {
+    const controller = new AbortController();
+    this.#inFlight = controller;
+    const consumer = this.#session.consumer;
+    let finished = false;
+    let paused = false;
+    const keepAlive = (async () => {
+      await this.#clock.sleep(this.#o.keepAliveAfterMs, controller.signal);
+      while (!finished && !controller.signal.aborted) {
+        if (!paused) {
+          consumer.pause(this.#epochs.assigned());
+          paused = true;
+        }
+        const extra = await consumer.consume(1, 100).catch((e: unknown) => {
+          this.#onConsumerError(classifyKafkaError(e, 'consume'));
+          return [];
+        });
+        this.#lastLoopAt = this.#clock.now();
+        // Only a partition assigned meanwhile can deliver; that assignment already made the batch stale.
+        if (extra.length > 0)
+          controller.abort(new StaleBatch('records arrived from a newly assigned partition'));
+      }
+    })();
+    const started = this.#clock.now();
+    try {
+      const work = Promise.resolve(
+        this.#stage.process(records.map(toStageRecord), { signal: controller.signal, log: this.log, epoch }),
+      );
+      const aborted = new Promise<never>((_, reject) => {
+        const fail = () =>
+          reject(
+            controller.signal.reason instanceof Error ? controller.signal.reason : new StaleBatch('aborted'),
+          );
+        if (controller.signal.aborted) fail();
+        else controller.signal.addEventListener('abort', fail, { once: true });
+      });
+      // Work that ignores the signal is abandoned, not awaited: its result would be stale anyway.
+      work.catch(() => undefined);
+      aborted.catch(() => undefined);
+      return await Promise.race([work, aborted]);
+    } finally {
+      finished = true;
+      controller.abort(new StaleBatch('batch finished'));
+      await keepAlive;
+      this.#inFlight = undefined;
+      this.metrics.processSeconds.observe((this.#clock.now() - started) / 1000);
+    }
+  }
+
+  async #commit(
+    records: FetchedRecord[],
+    epoch: number,
+    outputs: StageOutput[],
+    failures: ProcessResult['failures'] & {},
+  ): Promise<void> {
+    const declared = new Set(this.#stage.outputTopics);
+    for (const o of outputs) {
+      if (!declared.has(o.topic)) {
+        throw classifyKafkaError(
+          {
+            code: code('_INVALID_ARG'),
+            message: `stage ${this.#stage.name} produced to undeclared topic ${o.topic}`,
+          },
+          'produce',
+        );
+      }
+    }
+    const byPosition = new Map(records.map((r) => [`${tpKey(r)}@${r.offset}`, r]));
+    const now = this.#clock.now();
+    const deadLetters = failures.map((f) => {
+      const rec = byPosition.get(`${tpKey(f.record)}@${f.record.offset}`);
+      if (!rec)
+        throw new Error(
+          `stage reported a failure for a record not in the batch: ${tpKey(f.record)}@${f.record.offset}`,
+        );
+      return this.#deadLetter(rec, f.error, 'record', 1, now);
+    });
+    const offsets = nextOffsets(records);
+    const info = { epoch, records: records.length };
+    const s = this.#session;
+    if (this.#o.mode === 'at-least-once')
+      return this.#commitAtLeastOnce(records, [...outputs, ...deadLetters]);
+
+    const t0 = this.#clock.now();
+    await s.retryInPlace('begin-transaction', () => s.producer.beginTransaction());
+    this.#txnOpen = true;
+    for (const o of outputs) await s.producer.produce(o);
+    for (const d of deadLetters) await s.producer.produce(d);
+    await this.#hooks.beforeSendOffsets?.(info);
+    // Last check before the offsets bind to this generation: a revoke may have arrived meanwhile.
+    const stale = this.#epochs.staleReason(epoch, partitionsOf(records));
+    if (stale !== undefined) {
+      await this.#abort('stale');
+      return this.#discardStale(records, epoch, stale);
+    }
+    await s.retryInPlace('send-offsets', () => s.producer.sendOffsets(offsets, s.consumer));
+    await this.#hooks.beforeCommit?.(info);
+    await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
+    this.#txnOpen = false;
+    this.#committed(outputs.length + deadLetters.length, deadLetters.length, t0);
+    await this.#hooks.afterCommit?.(info);
+  }
+
+  async #commitAtLeastOnce(records: FetchedRecord[], outputs: StageOutput[]): Promise<void> {
+    const s = this.#session;
+    const t0 = this.#clock.now();
+    for (const o of outputs) await s.producer.produce(o);
+    if (outputs.length > 0) {
+      await s.producer.flush(this.#o.kafka.messageTimeoutMs);
+      const t = s.producer.tally();
+      if (t.firstError) throw t.firstError;
+    }
+    await s.retryInPlace(
+      'commit-offsets',
+      () => s.consumer.commitOffsets(nextOffsets(records)),
+      this.#o.kafka.commitRetryTimeoutMs,
+    );
+    this.#committed(outputs.length, 0, t0);
+  }
+
+  #committed(produced: number, deadLetters: number, t0: number): void {
+    const now = this.#clock.now();
+    this.#commits += 1;
+    this.#lastCommitAt = now;
+    this.#alerts.committed();
+    this.metrics.commits.inc();
+    this.metrics.transactionSeconds.observe((now - t0) / 1000);
+    this.metrics.lastCommit.set(now / 1000);
+    this.metrics.records.inc({ direction: 'out' }, produced);
+    if (deadLetters > 0) this.metrics.deadLetters.inc({ error_kind: 'record' }, deadLetters);
+    if (this.#state === 'recovering') this.#state = 'running';
+  }
+
+  #deadLetter(
+    record: FetchedRecord,
+    error: unknown,
+    errorKind: string,
+    attempts: number,
+    at: number,
+  ): StageOutput {
+    const topic = (this.#o.deadLetterTopic ?? ((t: string) => `${t}.DLT`))(record.topic);
+    return deadLetterOf(toStageRecord(record), topic, {
+      group: this.#groupId,
+      stage: this.#stage.name,
+      errorKind,
+      error,
+      attempts,
+      firstFailure: at,
+      lastFailure: at,
+    });
+  }
+
+  /** The whole batch failed: retry it (rewind) a few times, then dead-letter its records. */
+  async #batchFailed(records: FetchedRecord[], error: unknown): Promise<void> {
+    this.#failedBatchAttempts += 1;
+    const attempts = this.#failedBatchAttempts;
+    this.log.warn(
+      { event: 'batch-failed', attempts, records: records.length, err: errorText(error) },
+      attempts >= this.#o.batchAttempts
+        ? 'stage failed the batch; dead-lettering it'
+        : 'stage failed the batch; retrying',
+    );
+    if (attempts < this.#o.batchAttempts) {
+      await this.#clock.sleep(Math.min(100 * 2 ** attempts, 5_000), this.#stopController.signal);
+      return this.#rewind();
+    }
+    const epoch = this.#epochs.current;
+    await this.#commit(
+      records,
+      epoch,
+      [],
+      records.map((r) => ({ record: r, error })),
+    );
+    this.#failedBatchAttempts = 0;
+  }
+
+  async #discardStale(records: FetchedRecord[], epoch: number, reason: string): Promise<void> {
+    this.metrics.staleBatches.inc();
+    this.log.warn(
+      {
+        event: 'stale-batch',
+        epoch,
+        currentEpoch: this.#epochs.current,
+        discarded: records.length,
+        partitions: partitionsOf(records).map(tpKey),
+        reason,
+      },
+      'kafka: stale batch discarded before any output transaction',
+    );
+    if (this.#pendingError) return;
+    await this.#rewind();
+  }
+
+  /** Seeks every assigned partition back to the group's committed offset, so nothing is skipped. */
+  async #rewind(): Promise<void> {
+    const s = this.#session;
+    const assigned = this.#epochs.assigned();
+    if (assigned.length === 0) return;
+    try {
+      s.consumer.resume(assigned);
+      const committed = await s.retryInPlace('committed', () =>
+        s.consumer.committed(assigned, this.#o.kafka.apiTimeoutMs),
+      );
+      for (const c of committed) await s.consumer.seek(c, this.#o.kafka.apiTimeoutMs);
+    } catch (e) {
+      // A seek can fail while the partition's fetcher starts; a fresh consumer is always safe.
+      this.log.warn({ err: errorText(e) }, 'kafka: rewind failed; resetting the consumer instead');
+      await s.resetConsumer();
+    }
+  }
+
+  async #abort(reason: string): Promise<void> {
+    if (!this.#txnOpen) return;
+    const s = this.#session;
+    const tally = s.producer.tally();
+    this.#txnOpen = false;
+    this.metrics.aborts.inc({ reason });
+    this.#alerts.aborted();
+    this.metrics.discardedOutputs.inc(tally.produced);
+    try {
+      await s.retryInPlace('abort-transaction', () => s.producer.abortTransaction());
+      this.log.warn(
+        { event: 'abort', reason, discardedOutputs: tally.produced, purged: s.producer.tally().purged },
+        'kafka: transaction aborted; its outputs are discarded (delivery reports with _PURGE_QUEUE are these outputs, not data loss)',
+      );
+    } catch (e) {
+      const err = e instanceof RetriesExhausted ? e.cause : classifyKafkaError(e, 'abort-transaction');
+      this.log.warn(
+        { event: 'abort-failed', reason, err: err.toLog() },
+        'kafka: abort failed; recreating the producer',
+      );
+      await s.closeProducer();
+      await this.#startProducerOrReconnect();
+    }
+  }
+
+  async #startProducerOrReconnect(): Promise<void> {
+    try {
+      await this.#session.startProducer();
+    } catch {
+      await this.#session.reconnect();
+    }
+  }
+
+  async #recover(e: unknown): Promise<void> {
+    if (this.#stopRequested) {
+      await this.#abort('shutdown');
+      return;
+    }
+    this.#state = 'recovering';
+    const exhausted = e instanceof RetriesExhausted ? e : undefined;
+    const err = exhausted?.cause ?? (e instanceof KafkaError ? e : classifyKafkaError(e, 'client'));
+    if (err.kind === 'fenced') {
+      const now = this.#clock.now();
+      this.#fences = [...this.#fences.filter((t) => now - t < FENCE_WINDOW_MS), now];
+    }
+    if (err.kind === 'membership') this.#alerts.membershipError();
+    const action: RecoveryAction = planRecovery(err, {
+      deadlinePassed: exhausted?.deadlinePassed ?? true,
+      recentFences: this.#fences.length,
+      fenceLimit: this.#o.fenceLimit,
+    });
+    this.metrics.recoveries.inc({ kind: err.kind, action: action.type });
+    this.#alerts.recovery();
+    this.log.warn(
+      {
+        event: 'recovery',
+        action: action.type,
+        err: err.toLog(),
+        epoch: this.#epochs.current,
+        partitions: this.#epochs.assigned().map(tpKey),
+        ...(e instanceof Error && !(e instanceof KafkaError) && !exhausted ? { stack: e.stack } : {}),
+      },
+      `kafka: recovering from ${err.codeName} (${err.kind}) by ${action.type}`,
+    );
+    try {
+      if (action.type !== 'reconnect') await this.#abort(err.kind);
+      else this.#txnOpen = false;
+      switch (action.type) {
+        case 'retry-in-place':
+        case 'rewind':
+          if (this.#session.hasConsumer) await this.#rewind();
+          else await this.#session.startConsumer();
+          break;
+        case 'reset-consumer':
+          await this.#session.resetConsumer();
+          break;
+        case 'recreate-producer':
+          await this.#session.closeProducer();
+          await this.#startProducerOrReconnect();
+          await this.#session.resetConsumer();
+          break;
+        case 'reconnect':
+          await this.#session.reconnect();
+          break;
+        case 'stop':
+          this.#fail(action.reason);
+          break;
+      }
+    } catch (inner) {
+      // Recovery itself failed (Kafka went away meanwhile): the transport path covers every case.
+      this.log.warn({ err: errorText(inner) }, 'kafka: recovery step failed; reconnecting');
+      if (!this.#stopRequested) await this.#session.reconnect();
+    }
+  }
+
+  #fail(reason: string): void {
+    this.#failure = reason;
+    this.#state = 'failed';
+    this.#stopRequested = true;
+    this.log.error({ event: 'failed', reason }, `worker stopped: ${reason}`);
+  }
+
+  #sampleLag(): void {
+    if (!this.#session.hasConsumer) return;
+    const lag = this.#session.consumer.lag();
+    if (lag !== undefined) {
+      this.metrics.lag.set(lag);
+      this.#alerts.lag(lag);
+    }
+  }
+}
+
+function toStageRecord(r: FetchedRecord): StageRecord {
+  return r;
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
+export type { TopicPartition };

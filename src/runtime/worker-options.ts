@@ -1,0 +1,76 @@
+import type { Logger } from '../observability/logger.ts';
+import type { ConsumerPort, RebalanceListener } from '../kafka/consumer.ts';
+import type { ConsumerSettings, ProducerSettings } from '../kafka/client-config.ts';
+import type { KafkaError } from '../kafka/kafka-error.ts';
+import type { ProducerPort } from '../kafka/producer.ts';
+import type { BackOff } from './backoff.ts';
+import type { Clock } from './clock.ts';
+import type { AlertOptions } from './alert-conditions.ts';
+import type { Stage } from './stage.ts';
+
+/** Kafka settings of a worker, resolved from config.yaml and env (see `workerOptionsFromConfig`). */
+export interface WorkerKafkaOptions {
+  bootstrapServers: string;
+  /** Default: the stage's full name. */
+  groupId?: string;
+  /** Default: `<stage name>-<instance id>`: stable, so a restarted instance fences its zombie. */
+  transactionalId?: string;
+  groupProtocol: 'classic' | 'consumer';
+  assignmentStrategy: string;
+  sessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  maxPollIntervalMs: number;
+  transactionTimeoutMs: number;
+  messageTimeoutMs: number;
+  /** Bound of every native transactional call (seed: transaction_api_timeout_seconds). */
+  apiTimeoutMs: number;
+  /** At-least-once commits retry transient coordinator errors only this long (seed). */
+  commitRetryTimeoutMs: number;
+  consumerOverrides?: Record<string, string | number | boolean>;
+  producerOverrides?: Record<string, string | number | boolean>;
+}
+
+/** Factories of the Kafka clients; tests wrap them to inject faults at the port on a real broker. */
+export interface KafkaClientFactory {
+  consumer(
+    settings: ConsumerSettings,
+    listener: RebalanceListener,
+    onError: (err: KafkaError) => void,
+    log: Logger,
+  ): ConsumerPort;
+  producer(settings: ProducerSettings, log: Logger): ProducerPort;
+}
+
+export interface WorkerOptions {
+  stage: Stage;
+  /** Identifies this instance among the stage's replicas (HOSTNAME, pod name, `0`, ...). */
+  instanceId: string;
+  /** exactly-once: outputs + offsets in one transaction. at-least-once: side effects, then commit (sinks). */
+  mode: 'exactly-once' | 'at-least-once';
+  kafka: WorkerKafkaOptions;
+  batch: { size: number; timeoutMs: number };
+  /** Dead-letter topic of an input topic. Default `<topic>.DLT`. */
+  deadLetterTopic?: (inputTopic: string) => string;
+  /** A failing batch is retried (rewound) this many times before its records are dead-lettered. */
+  batchAttempts?: number;
+  /** While `process` runs longer than this, partitions are paused and Kafka is polled to keep membership. */
+  keepAliveAfterMs?: number;
+  /** Back-off of the reconnect loop while Kafka is unreachable. */
+  reconnectBackOff?: BackOff;
+  /** Producer fences tolerated within a minute before the worker concludes its id is taken and stops. */
+  fenceLimit?: number;
+  alerts?: AlertOptions;
+  clock?: Clock;
+  log?: Logger;
+  clients?: KafkaClientFactory;
+  /** Test hooks: called at points where a crash or fault is interesting. */
+  hooks?: WorkerHooks;
+}
+
+export interface WorkerHooks {
+  /** Outputs are produced, offsets not yet sent. */
+  beforeSendOffsets?(info: { epoch: number; records: number }): Promise<void> | void;
+  /** Offsets sent, commit not yet called. */
+  beforeCommit?(info: { epoch: number; records: number }): Promise<void> | void;
+  afterCommit?(info: { epoch: number; records: number }): Promise<void> | void;
+}

@@ -1,0 +1,137 @@
+import { createAdmin, type AdminPort } from '../../src/kafka/admin.ts';
+import { createConsumer } from '../../src/kafka/consumer.ts';
+import { createProducer } from '../../src/kafka/producer.ts';
+import type { FetchedRecord } from '../../src/kafka/records.ts';
+import { silentLogger } from '../../src/observability/logger.ts';
+import type { Stage } from '../../src/runtime/stage.ts';
+import type { WorkerKafkaOptions } from '../../src/runtime/worker-options.ts';
+
+/** Worker Kafka options for tests: short timeouts so faults resolve quickly. */
+export function testKafkaOptions(bootstrapServers: string, over: Partial<WorkerKafkaOptions> = {}): WorkerKafkaOptions {
+  return {
+    bootstrapServers,
+    groupProtocol: 'classic',
+    assignmentStrategy: 'cooperative-sticky',
+    sessionTimeoutMs: 6_000,
+    heartbeatIntervalMs: 1_000,
+    maxPollIntervalMs: 30_000,
+    transactionTimeoutMs: 30_000,
+    messageTimeoutMs: 20_000,
+    apiTimeoutMs: 10_000,
+    commitRetryTimeoutMs: 10_000,
+    ...over,
+  };
+}
+
+/** Copies every input record to `out` unchanged (key, value, partition by key). */
+export function passThroughStage(input: string, out: string, name = 'test.passthrough'): Stage {
+  return {
+    name,
+    inputTopics: [input],
+    outputTopics: [out],
+    process: (records) => ({ outputs: records.map((r) => ({ topic: out, key: r.key, value: r.value })) }),
+  };
+}
+
+export async function createTopics(bootstrap: string, topics: string[], partitions: number, rf = 1): Promise<void> {
+  const admin = createAdmin(bootstrap);
+  try {
+    await admin.createTopics(topics.map((topic) => ({ topic, partitions, replicationFactor: rf })));
+  } finally {
+    admin.close();
+  }
+}
+
+/**
+ * Seeds `count` records `seq-<i>` keyed `k-<i % keys>`: the value is the sequence number, so the
+ * output can be checked for loss, duplicates and per-key order.
+ */
+export async function seed(bootstrap: string, topic: string, from: number, count: number, keys = 64): Promise<void> {
+  const p = createProducer(
+    { bootstrapServers: bootstrap, clientId: 'seed', transactionTimeoutMs: 60_000, messageTimeoutMs: 60_000, apiTimeoutMs: 30_000 },
+    silentLogger(),
+  );
+  await p.connect(30_000);
+  for (let i = from; i < from + count; i += 1) await p.produce({ topic, key: `k-${i % keys}`, value: String(i) });
+  await p.flush(60_000);
+  const t = p.tally();
+  await p.close(10_000);
+  if (t.failed > 0) throw new Error(`seeding failed for ${t.failed} records: ${t.firstError?.message}`);
+}
+
+/** Reads a topic from the start with read_committed until `expected` records or the deadline. */
+export async function readCommitted(bootstrap: string, topic: string, expected: number, timeoutMs = 60_000): Promise<FetchedRecord[]> {
+  const out: FetchedRecord[] = [];
+  const c = createConsumer(
+    {
+      bootstrapServers: bootstrap,
+      clientId: 'reader',
+      groupId: `reader-${process.pid}-${Math.random().toString(36).slice(2)}`,
+      groupProtocol: 'classic',
+      assignmentStrategy: 'range',
+      sessionTimeoutMs: 10_000,
+      heartbeatIntervalMs: 1_000,
+      maxPollIntervalMs: 300_000,
+      isolation: 'read_committed',
+      autoOffsetReset: 'earliest',
+    },
+    { onAssign: () => undefined, onRevoke: () => undefined, onLost: () => undefined },
+    () => undefined,
+    silentLogger(),
+  );
+  await c.connect(30_000);
+  c.subscribe([topic]);
+  const deadline = Date.now() + timeoutMs;
+  // After reaching the expected count keep reading a little, so duplicates beyond it show up.
+  let settleUntil: number | undefined;
+  while (Date.now() < deadline) {
+    out.push(...(await c.consume(1000, 200)));
+    if (out.length >= expected) settleUntil ??= Date.now() + 1_500;
+    if (settleUntil !== undefined && Date.now() > settleUntil) break;
+  }
+  await c.close(10_000);
+  return out;
+}
+
+export interface ExactlyOnceReport {
+  expected: number;
+  received: number;
+  duplicates: number;
+  missing: number;
+  reordered: number;
+}
+
+/** Compares the output of a pass-through run with the seeded sequence 0..expected-1. */
+export function checkExactlyOnce(records: FetchedRecord[], expected: number): ExactlyOnceReport {
+  const seen = new Map<number, number>();
+  const lastPerKey = new Map<string, number>();
+  let reordered = 0;
+  for (const r of records) {
+    const n = Number(r.value?.toString());
+    seen.set(n, (seen.get(n) ?? 0) + 1);
+    const key = r.key?.toString() ?? '';
+    const prev = lastPerKey.get(key);
+    if (prev !== undefined && n < prev) reordered += 1;
+    lastPerKey.set(key, n);
+  }
+  let duplicates = 0;
+  let missing = 0;
+  for (let i = 0; i < expected; i += 1) {
+    const c = seen.get(i) ?? 0;
+    if (c === 0) missing += 1;
+    if (c > 1) duplicates += c - 1;
+  }
+  return { expected, received: records.length, duplicates, missing, reordered };
+}
+
+/** Committed offsets of the group equal the input's high watermarks (nothing left, nothing skipped). */
+export async function committedMatchesEnd(admin: AdminPort, group: string, topic: string): Promise<{ ok: boolean; detail: string }> {
+  const marks = await admin.watermarks(topic);
+  const committed = await admin.groupOffsets(group, [topic]);
+  const byPart = new Map(committed.map((c) => [c.partition, c.offset]));
+  const bad = marks.filter((m) => (byPart.get(m.partition) ?? -1) !== m.high && m.high > 0);
+  return {
+    ok: bad.length === 0,
+    detail: marks.map((m) => `${m.partition}: committed ${byPart.get(m.partition)} high ${m.high}`).join(', '),
+  };
+}
