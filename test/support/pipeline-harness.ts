@@ -7,7 +7,10 @@ import type { Stage } from '../../src/runtime/stage.ts';
 import type { WorkerKafkaOptions } from '../../src/runtime/worker-options.ts';
 
 /** Worker Kafka options for tests: short timeouts so faults resolve quickly. */
-export function testKafkaOptions(bootstrapServers: string, over: Partial<WorkerKafkaOptions> = {}): WorkerKafkaOptions {
+export function testKafkaOptions(
+  bootstrapServers: string,
+  over: Partial<WorkerKafkaOptions> = {},
+): WorkerKafkaOptions {
   return {
     bootstrapServers,
     groupProtocol: 'classic',
@@ -33,7 +36,12 @@ export function passThroughStage(input: string, out: string, name = 'test.passth
   };
 }
 
-export async function createTopics(bootstrap: string, topics: string[], partitions: number, rf = 1): Promise<void> {
+export async function createTopics(
+  bootstrap: string,
+  topics: string[],
+  partitions: number,
+  rf = 1,
+): Promise<void> {
   const admin = createAdmin(bootstrap);
   try {
     await admin.createTopics(topics.map((topic) => ({ topic, partitions, replicationFactor: rf })));
@@ -46,13 +54,26 @@ export async function createTopics(bootstrap: string, topics: string[], partitio
  * Seeds `count` records `seq-<i>` keyed `k-<i % keys>`: the value is the sequence number, so the
  * output can be checked for loss, duplicates and per-key order.
  */
-export async function seed(bootstrap: string, topic: string, from: number, count: number, keys = 64): Promise<void> {
+export async function seed(
+  bootstrap: string,
+  topic: string,
+  from: number,
+  count: number,
+  keys = 64,
+): Promise<void> {
   const p = createProducer(
-    { bootstrapServers: bootstrap, clientId: 'seed', transactionTimeoutMs: 60_000, messageTimeoutMs: 60_000, apiTimeoutMs: 30_000 },
+    {
+      bootstrapServers: bootstrap,
+      clientId: 'seed',
+      transactionTimeoutMs: 60_000,
+      messageTimeoutMs: 60_000,
+      apiTimeoutMs: 30_000,
+    },
     silentLogger(),
   );
   await p.connect(30_000);
-  for (let i = from; i < from + count; i += 1) await p.produce({ topic, key: `k-${i % keys}`, value: String(i) });
+  for (let i = from; i < from + count; i += 1)
+    await p.produce({ topic, key: `k-${i % keys}`, value: String(i) });
   await p.flush(60_000);
   const t = p.tally();
   await p.close(10_000);
@@ -60,7 +81,12 @@ export async function seed(bootstrap: string, topic: string, from: number, count
 }
 
 /** Reads a topic from the start with read_committed until `expected` records or the deadline. */
-export async function readCommitted(bootstrap: string, topic: string, expected: number, timeoutMs = 60_000): Promise<FetchedRecord[]> {
+export async function readCommitted(
+  bootstrap: string,
+  topic: string,
+  expected: number,
+  timeoutMs = 60_000,
+): Promise<FetchedRecord[]> {
   const out: FetchedRecord[] = [];
   const c = createConsumer(
     {
@@ -125,13 +151,42 @@ export function checkExactlyOnce(records: FetchedRecord[], expected: number): Ex
 }
 
 /** Committed offsets of the group equal the input's high watermarks (nothing left, nothing skipped). */
-export async function committedMatchesEnd(admin: AdminPort, group: string, topic: string): Promise<{ ok: boolean; detail: string }> {
+export async function committedMatchesEnd(
+  admin: AdminPort,
+  group: string,
+  topic: string,
+): Promise<{ ok: boolean; detail: string }> {
   const marks = await admin.watermarks(topic);
   const committed = await admin.groupOffsets(group, [topic]);
   const byPart = new Map(committed.map((c) => [c.partition, c.offset]));
   const bad = marks.filter((m) => (byPart.get(m.partition) ?? -1) !== m.high && m.high > 0);
   return {
     ok: bad.length === 0,
-    detail: marks.map((m) => `${m.partition}: committed ${byPart.get(m.partition)} high ${m.high}`).join(', '),
+    detail: marks
+      .map((m) => `${m.partition}: committed ${byPart.get(m.partition)} high ${m.high}`)
+      .join(', '),
   };
+}
+
+/** Asserts the exactly-once invariants of a pass-through run over seeds 0..expected-1. */
+export async function assertExactlyOnce(
+  bootstrap: string,
+  args: { input: string; output: string; group: string; expected: number; timeoutMs?: number },
+): Promise<ExactlyOnceReport> {
+  const records = await readCommitted(bootstrap, args.output, args.expected, args.timeoutMs ?? 90_000);
+  const report = checkExactlyOnce(records, args.expected);
+  const admin = createAdmin(bootstrap);
+  try {
+    const offsets = await committedMatchesEnd(admin, args.group, args.input);
+    const problems: string[] = [];
+    if (report.duplicates > 0) problems.push(`${report.duplicates} duplicates`);
+    if (report.missing > 0) problems.push(`${report.missing} missing`);
+    if (report.reordered > 0) problems.push(`${report.reordered} reordered`);
+    if (!offsets.ok) problems.push(`committed offsets differ from the input's end: ${offsets.detail}`);
+    if (problems.length > 0)
+      throw new Error(`exactly-once violated: ${problems.join('; ')} (${JSON.stringify(report)})`);
+  } finally {
+    admin.close();
+  }
+  return report;
 }

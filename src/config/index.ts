@@ -1,0 +1,32 @@
+export { resolveBatchSettings } from './batch-settings.ts';
+export type { BatchSettings, BatchSettingsRequest } from './batch-settings.ts';
+export { BATCH_ENV, CONFIG_ENV_OVERRIDES } from './env-overrides.ts';
+export { ConfigError } from './errors.ts';
+export type { ConfigIssue } from './errors.ts';
+export {
+  CONFIG_PATH_ENV,
+  DEFAULT_CONFIG_PATH,
+  bootstrapServers,
+  loadConfig,
+  validateConfig,
+} from './load.ts';
+export type { LoadConfigOptions } from './load.ts';
+export { LOG_FIELD_TYPES, REQUIRED_LOG_FIELDS, RESERVED_LOG_FIELD_NAMES } from './log-line-format.ts';
+export type { LogField, LogFieldType } from './log-line-format.ts';
+export { GENERIC_ALERTER } from './pipeline-schema.ts';
+export { hamstringConfigSchema } from './schema.ts';
+export type {
+  AlertingConfig,
+  BatchHandlerConfig,
+  CollectorConfig,
+  DetectorConfig,
+  EnvironmentConfig,
+  HamstringConfig,
+  HamstringConfigInput,
+  InspectorConfig,
+  MonitoringConfig,
+  PrefilterConfig,
+  RuntimeConfig,
+} from './schema.ts';
+export { PIPELINE_STAGES, fullStageName } from './stage-names.ts';
+export type { StageFullName, StageShortName } from './stage-names.ts';

@@ -1,0 +1,204 @@
+import { z } from 'zod';
+import { addProblem, asArray } from './refinements.ts';
+import { nonEmptyString } from './value-schemas.ts';
+
+/** The field types of a collector's `required_log_information` entry `[name, Type, arg3?, arg4?]`. */
+export const LOG_FIELD_TYPES = ['Timestamp', 'IpAddress', 'RegEx', 'ListItem'] as const;
+export type LogFieldType = (typeof LOG_FIELD_TYPES)[number];
+
+/** Fields every collector needs, with the type they must have. */
+export const REQUIRED_LOG_FIELDS: Readonly<Record<string, LogFieldType>> = {
+  ts: 'Timestamp',
+  src_ip: 'IpAddress',
+};
+
+/** Names the pipeline adds to every log line itself. */
+export const RESERVED_LOG_FIELD_NAMES: readonly string[] = ['logline_id', 'batch_id'];
+
+/** One validated `required_log_information` entry, as the collector consumes it. */
+export type LogField =
+  | { readonly name: string; readonly type: 'Timestamp'; readonly format: string }
+  | { readonly name: string; readonly type: 'IpAddress' }
+  | { readonly name: string; readonly type: 'RegEx'; readonly pattern: string }
+  | {
+      readonly name: string;
+      readonly type: 'ListItem';
+      readonly allowed: readonly string[];
+      /** Values the prefilter keeps (check_dga_relevance); absent means every allowed value. */
+      readonly relevant?: readonly string[];
+    };
+
+// Python strptime directives; the TypeScript collector has to implement the same set.
+const STRPTIME_DIRECTIVES = new Set('aAwdbBmyYHIpMSfzZjUWcxXGuV%');
+
+type Entry = [string, LogFieldType, ...unknown[]];
+
+const entrySchema = z
+  .tuple([nonEmptyString(), z.enum(LOG_FIELD_TYPES)], z.unknown())
+  .superRefine((entry, ctx) => checkArguments(entry, ctx));
+
+/**
+ * `required_log_information`: validates each entry against its type's argument rules and the
+ * list as a whole (required and reserved names, uniqueness), then turns the tuples into
+ * {@link LogField} objects.
+ */
+export const requiredLogInformationSchema = z
+  .array(entrySchema, { error: 'list of [name, Type, ...] fields' })
+  .superRefine((entries, ctx) => checkNames(entries, ctx), { when: () => true })
+  .transform((entries) => entries.map(toLogField));
+
+function checkArguments(entry: Entry, ctx: z.RefinementCtx<unknown>): void {
+  const [, type, ...args] = entry;
+  const extraFrom = (position: number, expected: string) => {
+    if (args.length > position) addProblem(ctx, [position + 2], expected, args[position]);
+  };
+  switch (type) {
+    case 'Timestamp': {
+      const format = args[0];
+      if (typeof format !== 'string' || format.trim() === '') {
+        addProblem(ctx, [2], 'strptime format string, e.g. "%Y-%m-%dT%H:%M:%S"', format);
+      } else {
+        const unknown = unknownDirectives(format);
+        if (unknown.length > 0) {
+          addProblem(
+            ctx,
+            [2],
+            'strptime format with known directives',
+            format,
+            `unknown: ${unknown.join(' ')}`,
+          );
+        }
+      }
+      extraFrom(1, 'nothing (Timestamp takes one argument, the format)');
+      return;
+    }
+    case 'IpAddress':
+      extraFrom(0, 'nothing (IpAddress takes no argument)');
+      return;
+    case 'RegEx': {
+      const pattern = args[0];
+      if (typeof pattern !== 'string' || pattern === '') {
+        addProblem(ctx, [2], 'regular expression string', pattern);
+      } else {
+        const error = compileError(pattern);
+        if (error !== undefined) addProblem(ctx, [2], 'regular expression that compiles', pattern, error);
+      }
+      extraFrom(1, 'nothing (RegEx takes one argument, the pattern)');
+      return;
+    }
+    case 'ListItem': {
+      const allowed = checkStringList(ctx, 2, args[0], 'non-empty list of allowed values');
+      if (args.length > 1) {
+        const relevant = checkStringList(ctx, 3, args[1], 'list of relevant values');
+        if (allowed && relevant) {
+          const outside = relevant.filter((value) => !allowed.includes(value));
+          if (outside.length > 0) {
+            addProblem(
+              ctx,
+              [3],
+              `subset of the allowed values ${JSON.stringify(allowed)}`,
+              relevant,
+              `not allowed: ${outside.map((value) => JSON.stringify(value)).join(', ')}`,
+            );
+          }
+        }
+      }
+      extraFrom(2, 'nothing (ListItem takes an allowed list and an optional relevant list)');
+      return;
+    }
+  }
+}
+
+function checkStringList(
+  ctx: z.RefinementCtx<unknown>,
+  position: number,
+  value: unknown,
+  expected: string,
+): string[] | undefined {
+  if (!Array.isArray(value) || (position === 2 && value.length === 0)) {
+    addProblem(ctx, [position], expected, value);
+    return undefined;
+  }
+  let valid = true;
+  value.forEach((item, index) => {
+    if (typeof item !== 'string') {
+      addProblem(ctx, [position, index], 'string (quote values that YAML reads as numbers)', item);
+      valid = false;
+    }
+  });
+  return valid ? (value as string[]) : undefined;
+}
+
+function unknownDirectives(format: string): string[] {
+  const unknown: string[] = [];
+  for (let i = 0; i < format.length; i += 1) {
+    if (format[i] !== '%') continue;
+    const directive = format[i + 1] ?? '';
+    if (!STRPTIME_DIRECTIVES.has(directive)) unknown.push(`%${directive}`);
+    i += 1;
+  }
+  return unknown;
+}
+
+function compileError(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+// Runs even when single entries are invalid, so a missing `ts` is reported together with them.
+function checkNames(entries: unknown, ctx: z.RefinementCtx<unknown>): void {
+  if (!Array.isArray(entries)) return;
+  const list = asArray(entries);
+  const firstIndex = new Map<string, number>();
+  const names: string[] = [];
+  list.forEach((entry, index) => {
+    const name = Array.isArray(entry) ? (entry[0] as unknown) : undefined;
+    if (typeof name !== 'string') return;
+    names.push(name);
+    if (RESERVED_LOG_FIELD_NAMES.includes(name)) {
+      addProblem(
+        ctx,
+        [index, 0],
+        `field name other than the reserved ${RESERVED_LOG_FIELD_NAMES.join(', ')}`,
+        name,
+      );
+    }
+    const first = firstIndex.get(name);
+    if (first === undefined) firstIndex.set(name, index);
+    else addProblem(ctx, [index, 0], `unique field name`, name, `already defined at [${first}]`);
+  });
+  for (const [name, type] of Object.entries(REQUIRED_LOG_FIELDS)) {
+    const index = firstIndex.get(name);
+    if (index === undefined) {
+      addProblem(ctx, [], `a field named "${name}" (${type})`, names, `"${name}" is required`);
+      continue;
+    }
+    const entry = list[index] as unknown[];
+    if (typeof entry[1] === 'string' && entry[1] !== type) {
+      addProblem(ctx, [index, 1], `"${type}" for the required field "${name}"`, entry[1]);
+    }
+  }
+}
+
+function toLogField(entry: Entry): LogField {
+  const [name, type, first, second] = entry;
+  switch (type) {
+    case 'Timestamp':
+      return { name, type, format: first as string };
+    case 'IpAddress':
+      return { name, type };
+    case 'RegEx':
+      return { name, type, pattern: first as string };
+    case 'ListItem': {
+      const relevant = second as string[] | undefined;
+      // An empty relevant list means "no restriction", as in the Python LoglineHandler.
+      return relevant && relevant.length > 0
+        ? { name, type, allowed: first as string[], relevant }
+        : { name, type, allowed: first as string[] };
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { environmentSchema } from './environment-schema.ts';
+import { pipelineSchema } from './pipeline-schema.ts';
+import { intBetween, nonEmptyString } from './value-schemas.ts';
+
+const debugFlagSchema = z.strictObject({ debug: z.boolean().default(false) });
+
+const loggingSchema = z.strictObject({
+  base: debugFlagSchema.prefault({}),
+  /** Keyed by full module name, e.g. `data_analysis.detector`. */
+  modules: z.record(nonEmptyString(), debugFlagSchema).default({}),
+});
+
+const runtimeSchema = z.strictObject({
+  /** Stable identity of this worker process (transactional ids, static membership). */
+  instance_id: nonEmptyString().optional(),
+  /** HTTP port of the health endpoint; 0 disables it. */
+  health_port: intBetween(0, 65535).default(0),
+  metrics: z.boolean().default(true),
+});
+
+/**
+ * The whole of HAMSTRING's config.yaml. Every object is strict (an unknown key is an error);
+ * defaults are defined here and nowhere else.
+ */
+export const hamstringConfigSchema = z.strictObject({
+  logging: loggingSchema.prefault({}),
+  pipeline: pipelineSchema.prefault({}),
+  environment: environmentSchema,
+  runtime: runtimeSchema.prefault({}),
+});
+
+/** A validated configuration with every default filled in. */
+export type HamstringConfig = z.output<typeof hamstringConfigSchema>;
+/** What config.yaml may contain (defaults still missing). */
+export type HamstringConfigInput = z.input<typeof hamstringConfigSchema>;
+
+type Pipeline = HamstringConfig['pipeline'];
+export type CollectorConfig = Pipeline['log_collection']['collectors'][number];
+export type BatchHandlerConfig = Pipeline['log_collection']['default_batch_handler_config'];
+export type PrefilterConfig = Pipeline['log_filtering'][number];
+export type InspectorConfig = Pipeline['data_inspection'][number];
+export type DetectorConfig = Pipeline['data_analysis'][number];
+export type AlertingConfig = Pipeline['alerting'];
+export type MonitoringConfig = Pipeline['monitoring'];
+export type EnvironmentConfig = HamstringConfig['environment'];
+export type RuntimeConfig = HamstringConfig['runtime'];

@@ -1,0 +1,96 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
+import { silentLogger } from '../../../src/observability/logger.ts';
+import { uniqueTopic, uniqueGroup } from '../../helpers/names.ts';
+import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
+import {
+  assertExactlyOnce,
+  createTopics,
+  passThroughStage,
+  seed,
+  testKafkaOptions,
+} from '../../support/pipeline-harness.ts';
+
+let bootstrap: string;
+before(async () => {
+  bootstrap = (await testKafka()).bootstrap;
+});
+
+function worker(
+  input: string,
+  output: string,
+  group: string,
+  instance: string,
+  over: Parameters<typeof testKafkaOptions>[1] = {},
+  mode: 'exactly-once' | 'at-least-once' = 'exactly-once',
+) {
+  return new TransactionalWorker({
+    stage: passThroughStage(input, output, group),
+    instanceId: instance,
+    mode,
+    kafka: testKafkaOptions(bootstrap, over),
+    batch: { size: 100, timeoutMs: 50 },
+    log: silentLogger(),
+  });
+}
+
+describe('transactional worker on a real broker', () => {
+  const running: TransactionalWorker[] = [];
+  after(async () => {
+    await Promise.all(running.map((w) => w.stop()));
+  });
+
+  test('copies every input record exactly once, in order per key, and commits offset = last consumed + 1', async () => {
+    const input = uniqueTopic('eo-in');
+    const output = uniqueTopic('eo-out');
+    const group = uniqueGroup('eo');
+    await createTopics(bootstrap, [input, output], 3);
+    await seed(bootstrap, input, 0, 2_000);
+    const w = worker(input, output, group, '0');
+    running.push(w);
+    await w.start();
+    const report = await assertExactlyOnce(bootstrap, { input, output, group, expected: 2_000 });
+    assert.equal(report.received, 2_000);
+    assert.ok(w.status().committedTransactions > 0);
+    assert.equal(w.status().ready, true);
+  });
+
+  test('with the KIP-848 consumer protocol two members share the work exactly once', async () => {
+    const input = uniqueTopic('848-in');
+    const output = uniqueTopic('848-out');
+    const group = uniqueGroup('848');
+    await createTopics(bootstrap, [input, output], 4);
+    await seed(bootstrap, input, 0, 1_000);
+    const a = worker(input, output, group, 'a', { groupProtocol: 'consumer' });
+    running.push(a);
+    await a.start();
+    await waitFor(() => a.status().committedTransactions > 0, {
+      timeoutMs: 30_000,
+      message: 'first member commits',
+    });
+    const b = worker(input, output, group, 'b', { groupProtocol: 'consumer' });
+    running.push(b);
+    await b.start();
+    await seed(bootstrap, input, 1_000, 2_000);
+    await waitFor(() => b.status().assigned.length > 0, {
+      timeoutMs: 30_000,
+      message: 'second member gets partitions',
+    });
+    await assertExactlyOnce(bootstrap, { input, output, group, expected: 3_000 });
+    assert.ok(a.metrics.registry !== b.metrics.registry);
+  });
+
+  test('at-least-once mode (sinks) produces, then commits, with no loss', async () => {
+    const input = uniqueTopic('alo-in');
+    const output = uniqueTopic('alo-out');
+    const group = uniqueGroup('alo');
+    await createTopics(bootstrap, [input, output], 3);
+    await seed(bootstrap, input, 0, 1_000);
+    const w = worker(input, output, group, '0', {}, 'at-least-once');
+    running.push(w);
+    await w.start();
+    await assertExactlyOnce(bootstrap, { input, output, group, expected: 1_000 });
+  });
+});

@@ -1,0 +1,127 @@
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FaultInjector, type FaultRule } from '../../../src/kafka/fault-injection.ts';
+import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
+import { defaultClients } from '../../../src/runtime/kafka-session.ts';
+import { silentLogger } from '../../../src/observability/logger.ts';
+import { uniqueTopic, uniqueGroup } from '../../helpers/names.ts';
+import { testKafka } from '../../helpers/kafka-fixture.ts';
+import {
+  assertExactlyOnce,
+  createTopics,
+  passThroughStage,
+  seed,
+  testKafkaOptions,
+} from '../../support/pipeline-harness.ts';
+
+let bootstrap: string;
+before(async () => {
+  bootstrap = (await testKafka()).bootstrap;
+});
+
+/** Runs a pass-through worker whose Kafka port fails as the rules say; returns it after exactly-once holds. */
+async function runWith(rules: FaultRule[], name: string) {
+  const input = uniqueTopic(`${name}-in`);
+  const output = uniqueTopic(`${name}-out`);
+  const group = uniqueGroup(name);
+  await createTopics(bootstrap, [input, output], 3);
+  await seed(bootstrap, input, 0, 600);
+  const faults = new FaultInjector(rules);
+  const w = new TransactionalWorker({
+    stage: passThroughStage(input, output, group),
+    instanceId: '0',
+    mode: 'exactly-once',
+    kafka: testKafkaOptions(bootstrap, { apiTimeoutMs: 3_000 }),
+    batch: { size: 50, timeoutMs: 50 },
+    log: silentLogger(),
+    clients: faults.wrap(defaultClients),
+  });
+  await w.start();
+  try {
+    await assertExactlyOnce(bootstrap, { input, output, group, expected: 600 });
+  } finally {
+    await w.stop();
+  }
+  assert.ok(faults.injected.length > 0, 'the fault was injected');
+  const recoveries = (await w.metrics.recoveries.get()).values;
+  const aborts = (await w.metrics.aborts.get()).values.reduce((s, v) => s + v.value, 0);
+  const by = (kind: string, action: string) =>
+    recoveries.find((v) => v.labels.kind === kind && v.labels.action === action)?.value ?? 0;
+  return { w, faults, by, aborts };
+}
+
+describe('recovery from errors injected at the Kafka port (real broker)', () => {
+  test('ILLEGAL_GENERATION on send-offsets aborts, resubscribes a fresh consumer and re-consumes', async () => {
+    const { by, aborts } = await runWith(
+      [
+        {
+          operation: 'send-offsets',
+          nth: 2,
+          error: 'ILLEGAL_GENERATION',
+          flags: { isTxnRequiresAbort: true },
+        },
+      ],
+      'illgen',
+    );
+    assert.equal(by('membership', 'reset-consumer'), 1);
+    assert.ok(aborts >= 1);
+  });
+
+  test('a retriable commit error is retried in place with no abort', async () => {
+    const { by, aborts, faults } = await runWith(
+      [
+        {
+          operation: 'commit-transaction',
+          nth: 2,
+          times: 2,
+          error: '_TIMED_OUT',
+          flags: { isRetriable: true },
+        },
+      ],
+      'retry',
+    );
+    assert.equal(aborts, 0);
+    assert.equal(by('retriable', 'recreate-producer'), 0);
+    assert.ok(faults.calls('commit-transaction') >= 4);
+  });
+
+  test('a commit whose outcome stays unknown past the API timeout recreates the producer and re-consumes', async () => {
+    // Every attempt within the 3 s API timeout fails before reaching the broker.
+    const { by } = await runWith(
+      [
+        {
+          operation: 'commit-transaction',
+          nth: 3,
+          times: 12,
+          error: '_TIMED_OUT',
+          flags: { isRetriable: true },
+        },
+      ],
+      'unknown',
+    );
+    assert.ok(by('retriable', 'recreate-producer') >= 1);
+  });
+
+  test('a commit that reached the broker but reported a timeout leaves no duplicate', async () => {
+    await runWith(
+      [
+        {
+          operation: 'commit-transaction',
+          nth: 3,
+          error: '_TIMED_OUT',
+          flags: { isRetriable: true },
+          after: true,
+        },
+      ],
+      'lostreply',
+    );
+  });
+
+  test('a fenced producer is replaced by a new one with the same transactional id', async () => {
+    const { by } = await runWith(
+      [{ operation: 'commit-transaction', nth: 2, error: 'PRODUCER_FENCED', flags: { isFatal: true } }],
+      'fenced',
+    );
+    assert.equal(by('fenced', 'recreate-producer'), 1);
+  });
+});

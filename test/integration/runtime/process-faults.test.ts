@@ -1,0 +1,127 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
+import type { Stage } from '../../../src/runtime/stage.ts';
+import { silentLogger } from '../../../src/observability/logger.ts';
+import { uniqueTopic, uniqueGroup } from '../../helpers/names.ts';
+import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
+import { assertExactlyOnce, createTopics, seed, testKafkaOptions } from '../../support/pipeline-harness.ts';
+
+let bootstrap: string;
+before(async () => {
+  bootstrap = (await testKafka()).bootstrap;
+});
+
+const children: ChildProcess[] = [];
+after(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+/** Starts test/support/worker-process.ts; `lines` collects its stdout lines. */
+function spawnWorker(env: Record<string, string>): { child: ChildProcess; lines: string[] } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/worker-process.ts'], {
+    env: { ...process.env, HAMSTRING_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  const lines: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l));
+  return { child, lines };
+}
+
+describe('worker process faults', () => {
+  test('a worker killed -9 mid-transaction and restarted with the same id loses and doubles nothing', async () => {
+    const input = uniqueTopic('kill-in');
+    const output = uniqueTopic('kill-out');
+    const group = uniqueGroup('kill');
+    await createTopics(bootstrap, [input, output], 3);
+    await seed(bootstrap, input, 0, 1_500);
+    const env = {
+      BOOTSTRAP: bootstrap,
+      INPUT: input,
+      OUTPUT: output,
+      GROUP: group,
+      INSTANCE: '0',
+      BATCH_SIZE: '100',
+    };
+    const first = spawnWorker({ ...env, HOLD_AT_COMMIT: '4' });
+    await waitFor(() => first.lines.includes('HOLDING'), {
+      timeoutMs: 60_000,
+      message: 'worker holds an open transaction',
+    });
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+    const second = spawnWorker(env);
+    await assertExactlyOnce(bootstrap, { input, output, group, expected: 1_500, timeoutMs: 120_000 });
+    assert.ok(second.lines.some((l) => l.includes('committed')));
+    second.child.kill('SIGTERM');
+  });
+
+  test('two instances with the same transactional id: the zombie is fenced and stops, exactly once holds', async () => {
+    const input = uniqueTopic('zombie-in');
+    const output = uniqueTopic('zombie-out');
+    const group = uniqueGroup('zombie');
+    await createTopics(bootstrap, [input, output], 3);
+    await seed(bootstrap, input, 0, 1_000);
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let holding = false;
+    const zombieStage: Stage = {
+      name: group,
+      inputTopics: [input],
+      outputTopics: [output],
+      async process(records) {
+        if (!holding) {
+          holding = true;
+          await released;
+        }
+        return { outputs: records.map((r) => ({ topic: output, key: r.key, value: r.value })) };
+      },
+    };
+    const opts = testKafkaOptions(bootstrap, { transactionalId: `${group}-same` });
+    const zombie = new TransactionalWorker({
+      stage: zombieStage,
+      instanceId: 'z',
+      mode: 'exactly-once',
+      kafka: opts,
+      batch: { size: 50, timeoutMs: 50 },
+      log: silentLogger(),
+      keepAliveAfterMs: 1_000,
+    });
+    await zombie.start();
+    await waitFor(() => holding, { timeoutMs: 30_000, message: 'zombie holds a batch' });
+    const successor = new TransactionalWorker({
+      stage: {
+        ...zombieStage,
+        process: (records) => ({
+          outputs: records.map((r) => ({ topic: output, key: r.key, value: r.value })),
+        }),
+      },
+      instanceId: 's',
+      mode: 'exactly-once',
+      kafka: opts,
+      batch: { size: 50, timeoutMs: 50 },
+      log: silentLogger(),
+    });
+    await successor.start();
+    await waitFor(() => successor.status().committedTransactions > 0, {
+      timeoutMs: 60_000,
+      message: 'successor commits',
+    });
+    release();
+    await waitFor(() => zombie.status().state === 'failed' || successor.status().state === 'failed', {
+      timeoutMs: 60_000,
+      message: 'one instance concludes its transactional id is taken',
+    });
+    const survivor = zombie.status().state === 'failed' ? successor : zombie;
+    const failed = survivor === zombie ? successor : zombie;
+    assert.match(failed.status().failure ?? '', /another live instance uses the same transactional id/);
+    assert.equal(failed.status().live, false);
+    await assertExactlyOnce(bootstrap, { input, output, group, expected: 1_000, timeoutMs: 120_000 });
+    await survivor.stop();
+    await failed.stop();
+  });
+});

@@ -1,0 +1,40 @@
+/**
+ * A pass-through worker in its own process, for tests that kill -9 or SIGSTOP a worker.
+ * Env: BOOTSTRAP, INPUT, OUTPUT, GROUP, INSTANCE, BATCH_SIZE, HOLD_AT_COMMIT (n: the nth commit
+ * waits forever after send-offsets, printing HOLDING, so the test can kill it mid-transaction).
+ * Prints one JSON line per committed transaction.
+ */
+import { TransactionalWorker } from '../../src/runtime/transactional-worker.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import { passThroughStage, testKafkaOptions } from './pipeline-harness.ts';
+
+const env = (k: string, d?: string): string => {
+  const v = process.env[k] ?? d;
+  if (v === undefined) throw new Error(`missing env ${k}`);
+  return v;
+};
+const holdAt = Number(env('HOLD_AT_COMMIT', '0'));
+let commits = 0;
+const worker = new TransactionalWorker({
+  stage: passThroughStage(env('INPUT'), env('OUTPUT'), env('GROUP')),
+  instanceId: env('INSTANCE', '0'),
+  mode: 'exactly-once',
+  kafka: testKafkaOptions(env('BOOTSTRAP')),
+  batch: { size: Number(env('BATCH_SIZE', '50')), timeoutMs: 50 },
+  log: createLogger({}, 2),
+  hooks: {
+    beforeCommit: async () => {
+      if (holdAt > 0 && commits + 1 === holdAt) {
+        process.stdout.write('HOLDING\n');
+        await new Promise(() => undefined);
+      }
+    },
+    afterCommit: ({ records }) => {
+      commits += 1;
+      process.stdout.write(`${JSON.stringify({ committed: commits, records })}\n`);
+    },
+  },
+});
+process.on('SIGTERM', () => void worker.stop().then(() => process.exit(0)));
+await worker.start();
+await worker.done();
