@@ -16,15 +16,9 @@ const MEMBERSHIP = new Set(
   ].map(code),
 );
 
-const FENCED = new Set(
-  [
-    '_FENCED',
-    'PRODUCER_FENCED',
-    'INVALID_PRODUCER_EPOCH',
-    'TRANSACTIONAL_ID_AUTHORIZATION_FAILED',
-    '_FATAL',
-  ].map(code),
-);
+// INVALID_PRODUCER_EPOCH is not here: since KIP-360 librdkafka reports it (e.g. after a transaction
+// timeout) as abortable and bumps the epoch itself; only these mean a newer instance took the id.
+const FENCED = new Set(['_FENCED', 'PRODUCER_FENCED', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED'].map(code));
 
 const TRANSPORT = new Set(
   [
@@ -38,6 +32,8 @@ const TRANSPORT = new Set(
     'NETWORK_EXCEPTION',
   ].map(code),
 );
+
+const FATAL = code('_FATAL');
 
 const CONFIG = new Set(['_INVALID_ARG', '_NOT_CONFIGURED', '_UNKNOWN_TOPIC', '_UNKNOWN_PARTITION'].map(code));
 
@@ -55,7 +51,8 @@ function kindOf(raw: RawKafkaError, errCode: number, operation: KafkaOperation):
   // Membership wins over txnRequiresAbort: send-offsets with an expired generation is abortable for
   // librdkafka, but only a fresh consumer (new generation) lets the redelivered batch commit.
   if (MEMBERSHIP.has(errCode)) return 'membership';
-  if (raw.isFatal === true || FENCED.has(errCode)) return 'fenced';
+  if (FENCED.has(errCode)) return 'fenced';
+  if (raw.isFatal === true || errCode === FATAL) return 'fatal';
   if (raw.isTxnRequiresAbort === true) return 'abortable';
   if (raw.isRetriable === true && RETRY_IN_PLACE.has(operation)) return 'retriable';
   if (TRANSPORT.has(errCode)) return 'transport';

@@ -48,6 +48,7 @@ export interface ConsumerPort extends GroupMetadataSource {
 const ASSIGN = code('_ASSIGN_PARTITIONS');
 const REVOKE = code('_REVOKE_PARTITIONS');
 const OFFSET_BEGINNING = -2;
+const OFFSET_INVALID = -1001;
 
 function toTp(list: { topic: string; partition: number }[]): TopicPartition[] {
   return list.map(({ topic, partition }) => ({ topic, partition }));
@@ -146,7 +147,10 @@ export function createConsumer(
     committed: (partitions, timeoutMs) =>
       call<Kafka.TopicPartitionOffset[]>('committed', (cb) =>
         native.committed(partitions, timeoutMs, (err, tps) => cb(err, tps)),
-      ).then((tps) => tps.map(({ topic, partition, offset }) => ({ topic, partition, offset }))),
+      ).then((tps) =>
+        // The binding reports "no committed offset" as undefined; keep the contract's "offset < 0".
+        tps.map(({ topic, partition, offset }) => ({ topic, partition, offset: offset ?? OFFSET_INVALID })),
+      ),
     seek: (position, timeoutMs) =>
       call<void>('seek', (cb) =>
         native.seek(

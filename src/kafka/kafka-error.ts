@@ -6,12 +6,13 @@ import { codeName } from './error-codes.ts';
  * - transport: Kafka is unreachable or a request timed out; the producer and consumer are rebuilt.
  * - abortable: the transaction must be aborted; producer and consumer stay usable.
  * - retriable: the same call with the same arguments may succeed; retry within the API timeout.
- * - fenced: the producer is fenced or fatally broken; only a new producer instance can continue.
+ * - fenced: a newer producer with the same transactional id exists: this instance is a zombie.
+ * - fatal: the producer is broken for another reason; only a new producer instance can continue.
  * - config: a local misuse or configuration error; retrying cannot help.
  * - other: anything else; treated as abortable by the runtime, and logged loudly.
  */
 export type ErrorKind =
-  'membership' | 'transport' | 'abortable' | 'retriable' | 'fenced' | 'config' | 'other';
+  'membership' | 'transport' | 'abortable' | 'retriable' | 'fenced' | 'fatal' | 'config' | 'other';
 
 /** The Kafka operation that failed; part of the classification and of every log line. */
 export type KafkaOperation =

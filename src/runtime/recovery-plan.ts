@@ -7,6 +7,8 @@ import type { KafkaError } from '../kafka/kafka-error.ts';
  * - reset-consumer: close the consumer (leave the stale generation), subscribe a fresh one.
  * - recreate-producer: new producer with the same transactional id (fences nothing but our own past),
  *   then reset the consumer so the batch is fetched again.
+ * A producer fenced by a newer instance is NOT recreated: that would fence the newer instance, which
+ * would do the same (a ping-pong seen in the zombie test). The fenced instance is the zombie; it stops.
  * - reconnect: close the consumer, wait (visible back-off) until Kafka answers, recreate and init
  *   the producer, subscribe a fresh consumer.
  * - stop: nothing local can fix it; the worker stops and reports unhealthy.
@@ -15,17 +17,17 @@ export type RecoveryAction =
   | { type: 'retry-in-place' }
   | { type: 'rewind' }
   | { type: 'reset-consumer' }
-  | { type: 'recreate-producer'; why: 'fenced' | 'unknown-commit-outcome' | 'abort-failed' }
+  | { type: 'recreate-producer'; why: 'fatal' | 'unknown-commit-outcome' | 'abort-failed' }
   | { type: 'reconnect' }
   | { type: 'stop'; reason: string };
 
 export interface RecoveryContext {
   /** The API timeout of the failing call has passed (retries exhausted). */
   deadlinePassed: boolean;
-  /** Producer fences seen within the fence window, including this one. */
-  recentFences: number;
-  /** Above this many fences in the window another live instance owns the transactional id. */
-  fenceLimit: number;
+  /** Fatal producer errors within the last minute, including this one. */
+  recentFatal: number;
+  /** Above this many fatal errors in a minute, recreating the producer is not helping: stop. */
+  fatalLimit: number;
 }
 
 export function planRecovery(err: KafkaError, ctx: RecoveryContext): RecoveryAction {
@@ -46,13 +48,16 @@ export function planRecovery(err: KafkaError, ctx: RecoveryContext): RecoveryAct
       if (err.operation === 'abort-transaction') return { type: 'recreate-producer', why: 'abort-failed' };
       return { type: 'reconnect' };
     case 'fenced':
-      if (ctx.recentFences > ctx.fenceLimit) {
-        return {
-          type: 'stop',
-          reason: `producer fenced ${ctx.recentFences} times in a row: another live instance uses the same transactional id`,
-        };
+      return {
+        type: 'stop',
+        reason:
+          'fenced: a newer instance uses the same transactional id, so this instance is a zombie and stops',
+      };
+    case 'fatal':
+      if (ctx.recentFatal > ctx.fatalLimit) {
+        return { type: 'stop', reason: `producer failed fatally ${ctx.recentFatal} times within a minute` };
       }
-      return { type: 'recreate-producer', why: 'fenced' };
+      return { type: 'recreate-producer', why: 'fatal' };
     case 'config':
       return { type: 'stop', reason: `configuration error: ${err.codeName}: ${err.message}` };
   }

@@ -39,7 +39,7 @@ class StaleBatch extends Error {
   override readonly name = 'StaleBatch';
 }
 
-const FENCE_WINDOW_MS = 60_000;
+const FATAL_WINDOW_MS = 60_000;
 const MAX_POLL_EXCEEDED = code('_MAX_POLL_EXCEEDED');
 const UNKNOWN_MEMBER_ID = code('UNKNOWN_MEMBER_ID');
 const ALL_BROKERS_DOWN = code('_ALL_BROKERS_DOWN');
@@ -52,7 +52,7 @@ const ALL_BROKERS_DOWN = code('_ALL_BROKERS_DOWN');
 export class TransactionalWorker {
   readonly metrics: WorkerMetrics;
   readonly log: Logger;
-  readonly #o: Required<Pick<WorkerOptions, 'batchAttempts' | 'keepAliveAfterMs' | 'fenceLimit'>> &
+  readonly #o: Required<Pick<WorkerOptions, 'batchAttempts' | 'keepAliveAfterMs' | 'fatalLimit'>> &
     WorkerOptions;
   readonly #stage: Stage;
   readonly #clock: Clock;
@@ -67,7 +67,7 @@ export class TransactionalWorker {
   #pendingError: KafkaError | undefined;
   #inFlight: AbortController | undefined;
   #txnOpen = false;
-  #fences: number[] = [];
+  #fatal: number[] = [];
   #failedBatchAttempts = 0;
   #lastCommitAt: number | undefined;
   #lastLoopAt: number;
@@ -76,7 +76,7 @@ export class TransactionalWorker {
   #loop: Promise<void> | undefined;
 
   constructor(options: WorkerOptions) {
-    this.#o = { batchAttempts: 3, keepAliveAfterMs: 1_000, fenceLimit: 3, ...options };
+    this.#o = { batchAttempts: 3, keepAliveAfterMs: 1_000, fatalLimit: 3, ...options };
     this.#stage = options.stage;
     this.#clock = options.clock ?? systemClock;
     this.#hooks = options.hooks ?? {};
@@ -220,10 +220,14 @@ export class TransactionalWorker {
     this.#lastLoopAt = this.#clock.now();
     this.#throwPending();
     const consumer = this.#session.consumer;
-    const epoch = this.#epochs.current;
     const fetched = await this.#session.consumer
       .consume(this.#o.batch.size, this.#o.batch.timeoutMs)
       .catch((e: unknown) => Promise.reject(classifyKafkaError(e, 'consume')));
+    // The binding hands rebalance events and fetched records to the event loop separately, so the
+    // records can arrive before the assignment they were fetched under. One turn of the loop delivers
+    // every event the client queued meanwhile; the batch's epoch is taken after it.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const epoch = this.#epochs.current;
     this.#throwPending();
     if (fetched.length === 0) {
       this.#sampleLag();
@@ -486,11 +490,19 @@ export class TransactionalWorker {
       );
     } catch (e) {
       const err = e instanceof RetriesExhausted ? e.cause : classifyKafkaError(e, 'abort-transaction');
+      await s.closeProducer();
+      // A new producer would fence the newer instance that fenced us; the worker is stopping anyway.
+      if (err.kind === 'fenced' || this.#stopRequested) {
+        this.log.warn(
+          { event: 'abort-failed', reason, err: err.toLog() },
+          'kafka: abort failed; producer closed',
+        );
+        return;
+      }
       this.log.warn(
         { event: 'abort-failed', reason, err: err.toLog() },
         'kafka: abort failed; recreating the producer',
       );
-      await s.closeProducer();
       await this.#startProducerOrReconnect();
     }
   }
@@ -511,15 +523,15 @@ export class TransactionalWorker {
     this.#state = 'recovering';
     const exhausted = e instanceof RetriesExhausted ? e : undefined;
     const err = exhausted?.cause ?? (e instanceof KafkaError ? e : classifyKafkaError(e, 'client'));
-    if (err.kind === 'fenced') {
+    if (err.kind === 'fatal') {
       const now = this.#clock.now();
-      this.#fences = [...this.#fences.filter((t) => now - t < FENCE_WINDOW_MS), now];
+      this.#fatal = [...this.#fatal.filter((t) => now - t < FATAL_WINDOW_MS), now];
     }
     if (err.kind === 'membership') this.#alerts.membershipError();
     const action: RecoveryAction = planRecovery(err, {
       deadlinePassed: exhausted?.deadlinePassed ?? true,
-      recentFences: this.#fences.length,
-      fenceLimit: this.#o.fenceLimit,
+      recentFatal: this.#fatal.length,
+      fatalLimit: this.#o.fatalLimit,
     });
     this.metrics.recoveries.inc({ kind: err.kind, action: action.type });
     this.#alerts.recovery();
@@ -535,6 +547,7 @@ export class TransactionalWorker {
       `kafka: recovering from ${err.codeName} (${err.kind}) by ${action.type}`,
     );
     try {
+      if (action.type === 'stop') this.#fail(action.reason);
       if (action.type !== 'reconnect') await this.#abort(err.kind);
       else this.#txnOpen = false;
       switch (action.type) {
@@ -555,7 +568,6 @@ export class TransactionalWorker {
           await this.#session.reconnect();
           break;
         case 'stop':
-          this.#fail(action.reason);
           break;
       }
     } catch (inner) {

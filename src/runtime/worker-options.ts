@@ -57,8 +57,8 @@ export interface WorkerOptions {
   keepAliveAfterMs?: number;
   /** Back-off of the reconnect loop while Kafka is unreachable. */
   reconnectBackOff?: BackOff;
-  /** Producer fences tolerated within a minute before the worker concludes its id is taken and stops. */
-  fenceLimit?: number;
+  /** Fatal producer errors (not fences) recovered by a new producer within a minute before stopping. */
+  fatalLimit?: number;
   alerts?: AlertOptions;
   clock?: Clock;
   log?: Logger;

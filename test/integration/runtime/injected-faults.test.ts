@@ -117,11 +117,11 @@ describe('recovery from errors injected at the Kafka port (real broker)', () => 
     );
   });
 
-  test('a fenced producer is replaced by a new one with the same transactional id', async () => {
+  test('a fatal producer error (not a fence) is recovered by a new producer with the same transactional id', async () => {
     const { by } = await runWith(
-      [{ operation: 'commit-transaction', nth: 2, error: 'PRODUCER_FENCED', flags: { isFatal: true } }],
-      'fenced',
+      [{ operation: 'commit-transaction', nth: 2, error: '_FATAL', flags: { isFatal: true } }],
+      'fatal',
     );
-    assert.equal(by('fenced', 'recreate-producer'), 1);
+    assert.equal(by('fatal', 'recreate-producer'), 1);
   });
 });
