@@ -1,0 +1,204 @@
+/**
+ * Runs the integration tests against fresh run-wide services:
+ *
+ *   node --import tsx scripts/run-integration-tests.ts [node --test flags] [files or globs]
+ *
+ * Starts a 1-node Kafka (base port 19092, var/test/kafka) and ClickHouse (HTTP 18123, TCP 19000,
+ * var/test/clickhouse) in parallel, wiped first; exports HAMSTRING_TEST_KAFKA_DIR and
+ * HAMSTRING_TEST_CLICKHOUSE_DIR for the fixtures in test/helpers; runs the files one at a time;
+ * always stops both services (also on SIGINT/SIGTERM) and exits with the tests' exit code.
+ * Globs are expanded here because Node 20's test runner does not expand them.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { LocalClickHouse } from '../src/dev/clickhouse-server.ts';
+import { LocalKafkaCluster } from '../src/dev/kafka-cluster.ts';
+import { projectRoot } from '../src/dev/paths.ts';
+
+const KAFKA_DIR = join(projectRoot, 'var', 'test', 'kafka');
+const CLICKHOUSE_DIR = join(projectRoot, 'var', 'test', 'clickhouse');
+const KAFKA_BASE_PORT = 19092;
+const CLICKHOUSE_HTTP_PORT = 18123;
+const CLICKHOUSE_TCP_PORT = 19000;
+const DEFAULT_PATTERN = 'test/integration/**/*.test.ts';
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+
+const log = (line: string): void => void process.stderr.write(`[integration] ${line}\n`);
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+let kafka: LocalKafkaCluster | undefined;
+let clickhouse: LocalClickHouse | undefined;
+let tests: ChildProcess | undefined;
+let signalled: NodeJS.Signals | undefined;
+let stopping: Promise<void> | undefined;
+
+function onSignal(signal: NodeJS.Signals): void {
+  if (signalled) return;
+  signalled = signal;
+  log(`${signal}: stopping the tests, then the services`);
+  if (tests && tests.exitCode === null) {
+    tests.kill(signal);
+    setTimeout(() => tests?.kill('SIGKILL'), 15_000).unref();
+  }
+}
+
+function stopServices(): Promise<void> {
+  stopping ??= (async () => {
+    const began = Date.now();
+    const results = await Promise.allSettled([kafka?.stop(), clickhouse?.stop()]);
+    for (const result of results)
+      if (result.status === 'rejected') log(`stop failed: ${String(result.reason)}`);
+    if (kafka || clickhouse) log(`services stopped (${seconds(Date.now() - began)})`);
+  })();
+  return stopping;
+}
+
+/**
+ * Stops every Kafka or ClickHouse still running from a directory under var/test/: the services of
+ * an interrupted earlier run, or those of a test whose after() hook never ran.
+ */
+async function sweepTestServices(): Promise<void> {
+  const root = join(projectRoot, 'var', 'test');
+  await Promise.all(
+    listDirs(root).map(async (dir) => {
+      for (const attach of [
+        (d: string) => LocalKafkaCluster.attach(d),
+        (d: string) => LocalClickHouse.attach(d),
+      ]) {
+        try {
+          const service = attach(dir);
+          if (!service) continue;
+          await service.stop();
+          log(`stopped leftover service in ${relative(projectRoot, dir)}`);
+        } catch (error) {
+          log(`could not stop the service in ${relative(projectRoot, dir)}: ${String(error)}`);
+        }
+      }
+    }),
+  );
+}
+
+function listDirs(root: string): string[] {
+  try {
+    return readdirSync(root, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => join(root, entry.name));
+  } catch {
+    return [];
+  }
+}
+
+async function startFreshServices(): Promise<void> {
+  await sweepTestServices();
+  rmSync(KAFKA_DIR, { recursive: true, force: true });
+  rmSync(CLICKHOUSE_DIR, { recursive: true, force: true });
+  const began = Date.now();
+  const [k, c] = await Promise.allSettled([
+    timed(() => LocalKafkaCluster.start({ nodes: 1, dataDir: KAFKA_DIR, basePort: KAFKA_BASE_PORT })),
+    timed(() =>
+      LocalClickHouse.start({
+        dataDir: CLICKHOUSE_DIR,
+        httpPort: CLICKHOUSE_HTTP_PORT,
+        tcpPort: CLICKHOUSE_TCP_PORT,
+      }),
+    ),
+  ]);
+  if (k.status === 'fulfilled') kafka = k.value.value;
+  if (c.status === 'fulfilled') clickhouse = c.value.value;
+  const failures = [k, c].flatMap((r) =>
+    r.status === 'rejected' ? [String((r.reason as Error).message)] : [],
+  );
+  if (failures.length > 0) throw new Error(failures.join('\n'));
+  log(
+    `services ready in ${seconds(Date.now() - began)}: kafka ${kafka!.bootstrapServers} (${seconds(k.status === 'fulfilled' ? k.value.ms : 0)}), ` +
+      `clickhouse ${clickhouse!.url} (${seconds(c.status === 'fulfilled' ? c.value.ms : 0)})`,
+  );
+}
+
+async function timed<T>(start: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const began = Date.now();
+  return { value: await start(), ms: Date.now() - began };
+}
+
+function runTests(args: string[]): Promise<number> {
+  return new Promise((resolve) => {
+    tests = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=600000', ...args],
+      {
+        cwd: projectRoot,
+        stdio: 'inherit',
+        env: {
+          ...process.env,
+          HAMSTRING_TEST_KAFKA_DIR: KAFKA_DIR,
+          HAMSTRING_TEST_CLICKHOUSE_DIR: CLICKHOUSE_DIR,
+        },
+      },
+    );
+    tests.once('exit', (code, signal) => resolve(code ?? SIGNAL_EXIT[signal ?? ''] ?? 1));
+  });
+}
+
+/** Flags pass through; globs (`*`, `**`) expand to the matching files under the project. */
+function expandArgs(args: readonly string[]): string[] {
+  const flags = args.filter((a) => a.startsWith('-'));
+  const patterns = args.filter((a) => !a.startsWith('-'));
+  const files = (patterns.length > 0 ? patterns : [DEFAULT_PATTERN]).flatMap((pattern) =>
+    pattern.includes('*') ? matchGlob(pattern) : [pattern],
+  );
+  return [...flags, ...files];
+}
+
+function matchGlob(pattern: string): string[] {
+  const segments = pattern.split('/');
+  const firstWild = segments.findIndex((s) => s.includes('*'));
+  const base = segments.slice(0, firstWild).join('/') || '.';
+  const regex = new RegExp(
+    `^${pattern
+      .split('/')
+      .map((s) =>
+        s === '**' ? '(?:.*/)?' : `${s.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}/`,
+      )
+      .join('')
+      .replace(/\/$/, '')}$`,
+  );
+  return listFiles(join(projectRoot, base))
+    .map((file) => relative(projectRoot, file))
+    .filter((file) => regex.test(file))
+    .sort();
+}
+
+function listFiles(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)],
+    );
+  } catch {
+    return [];
+  }
+}
+
+async function main(): Promise<number> {
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const args = expandArgs(process.argv.slice(2));
+  if (!args.some((a) => !a.startsWith('-'))) {
+    log('no test files matched');
+    return 1;
+  }
+  try {
+    await startFreshServices();
+    if (signalled) return SIGNAL_EXIT[signalled] ?? 1;
+    const code = await runTests(args);
+    return signalled ? (SIGNAL_EXIT[signalled] ?? code) : code;
+  } catch (error) {
+    log(`error: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  } finally {
+    await stopServices();
+    await sweepTestServices();
+  }
+}
+
+process.exit(await main());

@@ -1,0 +1,67 @@
+import type { Command } from './command.ts';
+
+/** A registered command: its one-line summary (for the usage list) and a lazy loader. */
+export interface CommandEntry {
+  summary: string;
+  load: () => Promise<Command>;
+}
+
+/**
+ * Every `hamstring` command, keyed by its path ("dev kafka start"). To add one, create a module
+ * in `src/cli/commands/` and add one line here; the dispatcher needs no change. Modules load
+ * lazily, so a command's dependencies (the Kafka client, ClickHouse) cost nothing to the others.
+ */
+export const commands: Record<string, CommandEntry> = {
+  up: {
+    summary: 'start local Kafka (1 node) and ClickHouse, wait until both are ready',
+    load: async () => (await import('./commands/up.ts')).upCommand,
+  },
+  'dev kafka start': {
+    summary: 'start (or attach to) a local Kafka cluster of 1 or 3 nodes',
+    load: async () => (await import('./commands/dev-kafka.ts')).kafkaStartCommand,
+  },
+  'dev kafka status': {
+    summary: 'show the local Kafka cluster and its nodes',
+    load: async () => (await import('./commands/dev-kafka.ts')).kafkaStatusCommand,
+  },
+  'dev kafka stop': {
+    summary: 'stop the local Kafka cluster (data kept)',
+    load: async () => (await import('./commands/dev-kafka.ts')).kafkaStopCommand,
+  },
+  'dev kafka kill': {
+    summary: 'kill -9 one node',
+    load: async () => (await import('./commands/dev-kafka-node.ts')).kafkaNodeCommand('kill'),
+  },
+  'dev kafka pause': {
+    summary: 'SIGSTOP one node',
+    load: async () => (await import('./commands/dev-kafka-node.ts')).kafkaNodeCommand('pause'),
+  },
+  'dev kafka resume': {
+    summary: 'SIGCONT one paused node',
+    load: async () => (await import('./commands/dev-kafka-node.ts')).kafkaNodeCommand('resume'),
+  },
+  'dev kafka stop-node': {
+    summary: 'stop one node gracefully',
+    load: async () => (await import('./commands/dev-kafka-node.ts')).kafkaNodeCommand('stop-node'),
+  },
+  'dev kafka start-node': {
+    summary: 'restart one stopped or killed node, wait until it is back in sync',
+    load: async () => (await import('./commands/dev-kafka-node.ts')).kafkaNodeCommand('start-node'),
+  },
+  'dev clickhouse start': {
+    summary: 'start (or attach to) a local ClickHouse server',
+    load: async () => (await import('./commands/dev-clickhouse.ts')).clickHouseCommand('start'),
+  },
+  'dev clickhouse status': {
+    summary: 'show the local ClickHouse server',
+    load: async () => (await import('./commands/dev-clickhouse.ts')).clickHouseCommand('status'),
+  },
+  'dev clickhouse stop': {
+    summary: 'stop the local ClickHouse server (data kept)',
+    load: async () => (await import('./commands/dev-clickhouse.ts')).clickHouseCommand('stop'),
+  },
+  'dev clickhouse kill': {
+    summary: 'kill -9 the local ClickHouse server',
+    load: async () => (await import('./commands/dev-clickhouse.ts')).clickHouseCommand('kill'),
+  },
+};

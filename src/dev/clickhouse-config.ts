@@ -1,0 +1,82 @@
+import { join } from 'node:path';
+import { z } from 'zod';
+
+/** Debian's server configuration; every path and port in it is overridden on the command line. */
+export const DEFAULT_CLICKHOUSE_CONFIG = '/etc/clickhouse-server/config.xml';
+
+/** Ports one ClickHouse server listens on (127.0.0.1 and ::1, as Debian's config.xml says). */
+export interface ClickHousePorts {
+  httpPort: number;
+  tcpPort: number;
+  /**
+   * Replication port: unused here, but the server always opens it; deriving it from the TCP port
+   * (9000 -> 9009, Debian's default) lets two servers run side by side.
+   */
+  interserverPort: number;
+}
+
+export function clickHousePorts(httpPort = 8123, tcpPort = 9000): ClickHousePorts {
+  for (const port of [httpPort, tcpPort, tcpPort + 9]) {
+    if (!Number.isInteger(port) || port < 1024 || port > 65535) {
+      throw new Error(`invalid ClickHouse port ${port}: use integers in 1024..65526`);
+    }
+  }
+  if (httpPort === tcpPort || httpPort === tcpPort + 9)
+    throw new Error('ClickHouse HTTP and TCP ports collide');
+  return { httpPort, tcpPort, interserverPort: tcpPort + 9 };
+}
+
+/** Files of a ClickHouse data directory; the server's own data lives in `data/`. */
+export function clickHouseFiles(dataDir: string) {
+  const data = join(dataDir, 'data');
+  return {
+    dataDir,
+    /** ClickHouse wants the trailing slash on its path settings. */
+    path: `${data}/`,
+    tmpPath: `${join(data, 'tmp')}/`,
+    userFilesPath: `${join(data, 'user_files')}/`,
+    formatSchemaPath: `${join(data, 'format_schemas')}/`,
+    serverLog: join(dataDir, 'server.log'),
+    errorLog: join(dataDir, 'server.err.log'),
+    processLog: join(dataDir, 'process.log'),
+    runningFile: join(dataDir, 'clickhouse-state.json'),
+    layoutFile: join(dataDir, 'clickhouse-server.json'),
+  };
+}
+
+/**
+ * Arguments of `clickhouse-server`: the options after `--` override config.xml keys (ClickHouse
+ * 18.16 accepts them for any key of the file). `--path=...` is also the marker that identifies
+ * our process in /proc.
+ */
+export function clickHouseServerArgs(configFile: string, dataDir: string, ports: ClickHousePorts): string[] {
+  const files = clickHouseFiles(dataDir);
+  return [
+    `--config-file=${configFile}`,
+    '--',
+    `--path=${files.path}`,
+    `--tmp_path=${files.tmpPath}`,
+    `--user_files_path=${files.userFilesPath}`,
+    `--format_schema_path=${files.formatSchemaPath}`,
+    `--logger.log=${files.serverLog}`,
+    `--logger.errorlog=${files.errorLog}`,
+    `--http_port=${ports.httpPort}`,
+    `--tcp_port=${ports.tcpPort}`,
+    `--interserver_http_port=${ports.interserverPort}`,
+  ];
+}
+
+/** State file of a running server: enough for another process to attach, kill or restart it. */
+export const clickHouseRunningSchema = z.object({
+  pid: z.number().int(),
+  binary: z.string(),
+  configFile: z.string(),
+  httpPort: z.number().int(),
+  tcpPort: z.number().int(),
+  interserverPort: z.number().int(),
+  startedAt: z.string(),
+});
+export type ClickHouseRunningState = z.infer<typeof clickHouseRunningSchema>;
+
+/** Ports a data dir was last started with; kept across stops so a restart reuses them. */
+export const clickHouseLayoutSchema = z.object({ httpPort: z.number().int(), tcpPort: z.number().int() });
