@@ -1,0 +1,300 @@
+import { hostname } from 'node:os';
+import { bootstrapServers } from '../config/load.ts';
+import type { HamstringConfig } from '../config/schema.ts';
+import { createLogger, type Logger } from '../observability/logger.ts';
+import { exponentialBackOff, type BackOff } from '../runtime/backoff.ts';
+import { systemClock, type Clock } from '../runtime/clock.ts';
+import { TransactionalWorker } from '../runtime/transactional-worker.ts';
+import type { KafkaClientFactory, WorkerKafkaOptions } from '../runtime/worker-options.ts';
+import {
+  ClickHouseConnection,
+  errorText,
+  type ClickHouseTarget,
+  type ClickHouseUnavailable,
+} from './clickhouse-connection.ts';
+import { clickHouseSinkStage, type SinkHooks } from './clickhouse-sink.ts';
+import { MONITORING_TOPIC_PREFIX } from './events.ts';
+import { MonitoringMetrics } from './monitoring-metrics.ts';
+import { TABLES, type TableDef } from './tables.ts';
+
+export interface MonitoringAgentOptions {
+  /** Default: runtime.instance_id, else the host name. */
+  instanceId?: string;
+  log?: Logger;
+  /** Default `monitoring.agent` (also the stage name). */
+  groupId?: string;
+  /** Default `clickhouse_`: the agent consumes `<prefix><table>` for every table. */
+  topicPrefix?: string;
+  /** Default `<prefix>dlt` (`clickhouse_dlt`). */
+  deadLetterTopic?: string;
+  /** Default `default`. */
+  database?: string;
+  /** Default: the twelve HAMSTRING tables. */
+  tables?: readonly TableDef[];
+  /** Default `http://<clickhouse_server.hostname>:<port>`. */
+  clickhouseUrl?: string;
+  clickhouseUser?: string;
+  clickhousePassword?: string;
+  /** Overrides of the Kafka settings derived from config (tests shorten timeouts). */
+  kafka?: Partial<WorkerKafkaOptions>;
+  /** Back-off of the ClickHouse reconnect loop. */
+  reconnectBackOff?: BackOff;
+  hooks?: SinkHooks;
+  clients?: KafkaClientFactory;
+  clock?: Clock;
+  /** Aborts a start that still waits for ClickHouse. */
+  signal?: AbortSignal;
+}
+
+export interface MonitoringAgent {
+  /** The worker currently running the sink; replaced after each ClickHouse outage. */
+  readonly worker: TransactionalWorker;
+  readonly metrics: MonitoringMetrics;
+  /** ClickHouse version of the current connection, e.g. `18.16.1`. */
+  readonly clickhouseVersion: string;
+  /** Outages recovered so far (each: consumer closed, ClickHouse reconnected, fresh consumer). */
+  readonly outages: number;
+  stop(): Promise<void>;
+}
+
+/** The Kafka side of the agent from config.yaml; `over` wins. */
+export function monitoringKafkaOptions(
+  config: HamstringConfig,
+  over: Partial<WorkerKafkaOptions> = {},
+): WorkerKafkaOptions {
+  const env = config.environment;
+  return {
+    bootstrapServers: bootstrapServers(config),
+    groupProtocol: env.kafka_consumer.group_protocol,
+    assignmentStrategy: env.kafka_consumer.partition_assignment_strategy,
+    sessionTimeoutMs: env.kafka_consumer.session_timeout_ms,
+    heartbeatIntervalMs: env.kafka_consumer.heartbeat_interval_ms,
+    maxPollIntervalMs: env.kafka_consumer.max_poll_interval_ms,
+    transactionTimeoutMs: env.kafka_producer.transaction_timeout_ms,
+    messageTimeoutMs: env.kafka_producer.message_timeout_ms,
+    apiTimeoutMs: env.kafka_producer.transaction_api_timeout_seconds * 1000,
+    commitRetryTimeoutMs: env.kafka_consumer.commit_retry_timeout_seconds * 1000,
+    ...over,
+  };
+}
+
+/**
+ * How long the agent collects one Kafka batch. Rows are inserted at the end of every batch (partial
+ * chunks included) and only then are offsets committed, so a row never waits longer than this plus
+ * the inserts. Holding a partial chunk across batches instead would mean committing offsets of rows
+ * not yet in ClickHouse; therefore `clickhouse_connector.batch_timeout` is honoured as an upper bound
+ * on the Kafka batch timeout rather than as a separate flush timer.
+ */
+export function monitoringBatch(config: HamstringConfig): { size: number; timeoutMs: number } {
+  const m = config.pipeline.monitoring;
+  return {
+    size: m.kafka_batch.size,
+    timeoutMs: Math.max(
+      1,
+      Math.min(m.kafka_batch.timeout_ms, Math.round(m.clickhouse_connector.batch_timeout * 1000)),
+    ),
+  };
+}
+
+/**
+ * Starts the monitoring agent: connects ClickHouse (waiting, with a visible back-off loop, while it
+ * is unreachable), creates or evolves the tables, then runs the sink stage in a TransactionalWorker
+ * in at-least-once mode. Resolves once the worker runs.
+ *
+ * Recovery from an insert failure (the seed's "Monitoring sink recovery"): the worker is stopped
+ * first, which closes the Kafka consumer and discards the uncommitted batch; then ClickHouse is
+ * reconnected with back-off (log line and metric per attempt); then a fresh worker subscribes a new
+ * consumer, which replays from the committed offsets. Rows of a replayed batch that reached
+ * ClickHouse before are collapsed by the tables' ReplacingMergeTree identity.
+ */
+export async function startMonitoringAgent(
+  config: HamstringConfig,
+  options: MonitoringAgentOptions = {},
+): Promise<MonitoringAgent> {
+  const agent = new Agent(config, options);
+  await agent.start();
+  return agent;
+}
+
+class Agent implements MonitoringAgent {
+  readonly metrics: MonitoringMetrics;
+  readonly #log: Logger;
+  readonly #clock: Clock;
+  readonly #backOff: BackOff;
+  readonly #target: ClickHouseTarget;
+  readonly #tables: readonly TableDef[];
+  readonly #stopController = new AbortController();
+  #worker: TransactionalWorker | undefined;
+  #conn: ClickHouseConnection | undefined;
+  #recovering: Promise<void> | undefined;
+  #inOutage = false;
+  #outages = 0;
+
+  constructor(
+    private readonly config: HamstringConfig,
+    private readonly o: MonitoringAgentOptions,
+  ) {
+    const instanceId = o.instanceId ?? config.runtime.instance_id ?? hostname();
+    this.#log = (o.log ?? createLogger()).child({ component: 'monitoring-agent', instance: instanceId });
+    this.#clock = o.clock ?? systemClock;
+    this.#backOff =
+      o.reconnectBackOff ??
+      exponentialBackOff({ initialMs: 250, multiplier: 2, maxIntervalMs: 10_000, jitter: 0.2 });
+    this.#tables = o.tables ?? TABLES;
+    this.metrics = new MonitoringMetrics({ instance: instanceId });
+    const connector = config.pipeline.monitoring.clickhouse_connector;
+    const server = config.environment.monitoring.clickhouse_server;
+    const host = server.hostname.includes(':') ? `[${server.hostname}]` : server.hostname;
+    this.#target = {
+      url: o.clickhouseUrl ?? `http://${host}:${server.port}`,
+      database: o.database ?? 'default',
+      connectTimeoutMs: connector.connect_timeout_seconds * 1000,
+      requestTimeoutMs: connector.operation_timeout_seconds * 1000,
+      ...(o.clickhouseUser !== undefined ? { username: o.clickhouseUser } : {}),
+      ...(o.clickhousePassword !== undefined ? { password: o.clickhousePassword } : {}),
+    };
+    o.signal?.addEventListener('abort', () => this.#stopController.abort(), { once: true });
+  }
+
+  get worker(): TransactionalWorker {
+    if (!this.#worker) throw new Error('monitoring agent not started');
+    return this.#worker;
+  }
+
+  get clickhouseVersion(): string {
+    return this.#conn?.version.text ?? 'unknown';
+  }
+
+  get outages(): number {
+    return this.#outages;
+  }
+
+  get #stopping(): boolean {
+    return this.#stopController.signal.aborted;
+  }
+
+  async start(): Promise<void> {
+    this.#conn = await this.#connect();
+    if (this.#conn) await this.#startWorker();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopController.abort();
+    await this.#recovering;
+    await this.#worker?.stop();
+    await this.#conn?.close();
+    this.metrics.clickhouseUp.set(0);
+  }
+
+  #instanceId(): string {
+    return this.o.instanceId ?? this.config.runtime.instance_id ?? hostname();
+  }
+
+  async #startWorker(): Promise<void> {
+    const prefix = this.o.topicPrefix ?? MONITORING_TOPIC_PREFIX;
+    const groupId = this.o.groupId ?? 'monitoring.agent';
+    const deadLetterTopic = this.o.deadLetterTopic ?? `${prefix}dlt`;
+    const stage = clickHouseSinkStage({
+      name: groupId,
+      groupId,
+      topicPrefix: prefix,
+      deadLetterTopic,
+      tables: this.#tables,
+      insertBatchSize: this.config.pipeline.monitoring.clickhouse_connector.batch_size,
+      connection: () => {
+        if (!this.#conn) throw new Error('no ClickHouse connection');
+        return this.#conn;
+      },
+      onUnavailable: (e) => this.#onUnavailable(e),
+      metrics: this.metrics,
+      log: this.#log,
+      ...(this.o.hooks ? { hooks: this.o.hooks } : {}),
+    });
+    const worker = new TransactionalWorker({
+      stage,
+      instanceId: this.#instanceId(),
+      mode: 'at-least-once',
+      kafka: monitoringKafkaOptions(this.config, { groupId, ...this.o.kafka }),
+      batch: monitoringBatch(this.config),
+      deadLetterTopic: () => deadLetterTopic,
+      log: this.#log,
+      clock: this.#clock,
+      ...(this.o.clients ? { clients: this.o.clients } : {}),
+    });
+    this.#worker = worker;
+    await worker.start();
+  }
+
+  #onUnavailable(e: ClickHouseUnavailable): void {
+    if (this.#inOutage || this.#stopping) return;
+    this.#inOutage = true;
+    this.#outages += 1;
+    this.metrics.outages.inc();
+    this.metrics.clickhouseUp.set(0);
+    // Chained: an outage hitting the worker that a previous recovery is still starting waits for it.
+    const next = (this.#recovering ?? Promise.resolve()).then(() => this.#recover(e));
+    this.#recovering = next;
+    void next.finally(() => {
+      if (this.#recovering === next) this.#recovering = undefined;
+    });
+  }
+
+  async #recover(e: ClickHouseUnavailable): Promise<void> {
+    this.#log.warn(
+      { event: 'clickhouse-outage', err: errorText(e) },
+      'clickhouse: insert failed; closing the Kafka consumer before waiting for ClickHouse',
+    );
+    try {
+      // Order matters: no group membership (and no pending batch) while ClickHouse is away.
+      await this.#worker?.stop();
+      this.#log.info({ event: 'consumer-closed' }, 'kafka: consumer closed; uncommitted batch discarded');
+      await this.#conn?.close();
+      this.#conn = undefined;
+      this.#conn = await this.#connect();
+      this.#inOutage = false;
+      if (this.#conn && !this.#stopping) await this.#startWorker();
+    } catch (err) {
+      this.#inOutage = false;
+      this.#log.error({ err: errorText(err) }, 'monitoring agent: restart after the outage failed');
+    }
+  }
+
+  /** Connects and brings the schema up to date, retrying with back-off until it works or the agent stops. */
+  async #connect(): Promise<ClickHouseConnection | undefined> {
+    const started = this.#clock.now();
+    for (let attempt = 1; !this.#stopping; attempt += 1) {
+      this.metrics.reconnectAttempts.inc();
+      let conn: ClickHouseConnection | undefined;
+      try {
+        conn = await ClickHouseConnection.open(this.#target);
+        await conn.ensureTables(this.#tables, this.#log);
+        this.metrics.clickhouseUp.set(1);
+        this.#log.info(
+          {
+            event: 'clickhouse-connected',
+            attempt,
+            version: conn.version.text,
+            downMs: this.#clock.now() - started,
+          },
+          `clickhouse: connected to ${this.#target.url} (${conn.version.text})`,
+        );
+        return conn;
+      } catch (e) {
+        await conn?.close();
+        const delay = this.#backOff(attempt, this.#clock.now() - started) ?? 30_000;
+        this.#log.warn(
+          {
+            event: 'clickhouse-reconnect',
+            attempt,
+            delayMs: delay,
+            err: errorText(e),
+            downMs: this.#clock.now() - started,
+          },
+          'clickhouse: unreachable, retrying',
+        );
+        await this.#clock.sleep(delay, this.#stopController.signal);
+      }
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,248 @@
+import type { Logger } from '../observability/logger.ts';
+import { deadLetterOf } from '../runtime/dead-letter.ts';
+import type { ProcessResult, Stage, StageContext, StageOutput, StageRecord } from '../runtime/stage.ts';
+import {
+  ClickHouseUnavailable,
+  errorText,
+  supportsDeduplicationToken,
+  type ClickHouseConnection,
+} from './clickhouse-connection.ts';
+import type { MonitoringMetrics } from './monitoring-metrics.ts';
+import { IDENTITY_KEY, qualified, rowSchema, type TableDef } from './tables.ts';
+
+/** Why a monitoring record went to the dead-letter topic (header `hamstring.dlt.error.kind`). */
+export type RejectReason = 'unknown-table' | 'bad-json' | 'schema' | 'rejected-by-clickhouse';
+
+export interface DecodedRow {
+  record: StageRecord;
+  row: Record<string, unknown>;
+}
+
+export interface RejectedRecord {
+  record: StageRecord;
+  reason: RejectReason;
+  error: Error;
+}
+
+export interface DecodedBatch {
+  /** Valid rows per table, in consumption order. */
+  byTable: Map<string, DecodedRow[]>;
+  rejected: RejectedRecord[];
+}
+
+/** Maps consumed topics to tables and validates each record's JSON against its table's schema. */
+export class RowDecoder {
+  readonly #tables = new Map<string, { table: TableDef; schema: ReturnType<typeof rowSchema> }>();
+
+  constructor(tables: readonly TableDef[], topicPrefix: string) {
+    for (const table of tables)
+      this.#tables.set(`${topicPrefix}${table.name}`, { table, schema: rowSchema(table) });
+  }
+
+  get topics(): string[] {
+    return [...this.#tables.keys()];
+  }
+
+  decode(records: readonly StageRecord[]): DecodedBatch {
+    const byTable = new Map<string, DecodedRow[]>();
+    const rejected: RejectedRecord[] = [];
+    for (const record of records) {
+      const entry = this.#tables.get(record.topic);
+      if (!entry) {
+        rejected.push({
+          record,
+          reason: 'unknown-table',
+          error: new Error(`no monitoring table for topic ${record.topic}`),
+        });
+        continue;
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(record.value?.toString('utf8') ?? '');
+      } catch (e) {
+        rejected.push({ record, reason: 'bad-json', error: new Error(`not JSON: ${errorText(e)}`) });
+        continue;
+      }
+      const parsed = entry.schema.safeParse(json);
+      if (!parsed.success) {
+        const issues = parsed.error.issues
+          .map((i) => `${i.path.join('.') || '(row)'}: ${i.message}`)
+          .join('; ');
+        rejected.push({ record, reason: 'schema', error: new Error(`${entry.table.name}: ${issues}`) });
+        continue;
+      }
+      const list = byTable.get(entry.table.name) ?? [];
+      list.push({ record, row: parsed.data });
+      byTable.set(entry.table.name, list);
+    }
+    return { byTable, rejected };
+  }
+}
+
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * ClickHouse error codes that mean "this data cannot be inserted", as opposed to "the server is not
+ * there or not well": parsing, type and size errors. A chunk failing with one is retried row by row
+ * so only the offending rows are dead-lettered.
+ */
+const DATA_ERROR_CODES = new Set(['6', '26', '27', '38', '41', '53', '69', '70', '72', '117', '131']);
+
+export function isDataError(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && DATA_ERROR_CODES.has(code);
+}
+
+/** Identity of a row as text, for dedup tokens and logs. */
+function identityOf(row: Record<string, unknown>): string {
+  return IDENTITY_KEY.map((k) => String(row[k])).join('/');
+}
+
+export interface SinkHooks {
+  /** Called after each successful insert (one chunk), before the batch's offsets commit. Tests crash here. */
+  afterInsert?(info: { table: string; rows: number }): Promise<void> | void;
+}
+
+export interface ClickHouseSinkOptions {
+  name: string;
+  groupId: string;
+  topicPrefix: string;
+  deadLetterTopic: string;
+  tables: readonly TableDef[];
+  /** Rows per insert: pipeline.monitoring.clickhouse_connector.batch_size. */
+  insertBatchSize: number;
+  /** The connection in use (the agent replaces it after an outage). */
+  connection(): ClickHouseConnection;
+  /**
+   * An insert failed for a reason other than the data. The agent stops the worker (closing the
+   * consumer) and reconnects; `process` meanwhile waits for its batch to be discarded.
+   */
+  onUnavailable(error: ClickHouseUnavailable): void;
+  metrics: MonitoringMetrics;
+  log: Logger;
+  hooks?: SinkHooks;
+  now?: () => number;
+}
+
+/**
+ * The monitoring agent's stage, for TransactionalWorker in `at-least-once` mode: `process` inserts
+ * the batch's rows (side effect), returns dead letters for records that do not fit, and the worker
+ * commits the offsets only after it returned. Rows are inserted per table in chunks of
+ * `insertBatchSize`; a partial chunk is flushed at the end of the batch, so no row waits longer
+ * than one Kafka batch (bounded by kafka_batch.timeout_ms) before it is inserted.
+ */
+export function clickHouseSinkStage(o: ClickHouseSinkOptions): Stage {
+  const decoder = new RowDecoder(o.tables, o.topicPrefix);
+  const now = o.now ?? Date.now;
+
+  const deadLetter = (r: RejectedRecord): StageOutput => {
+    o.metrics.deadLetters.inc({ reason: r.reason });
+    const at = now();
+    return deadLetterOf(r.record, o.deadLetterTopic, {
+      group: o.groupId,
+      stage: o.name,
+      errorKind: r.reason,
+      error: r.error,
+      attempts: 1,
+      firstFailure: at,
+      lastFailure: at,
+    });
+  };
+
+  const insert = async (table: string, rows: DecodedRow[]): Promise<void> => {
+    const conn = o.connection();
+    const values = rows.map((r) => r.row);
+    const first = values[0];
+    const last = values[values.length - 1];
+    const token =
+      supportsDeduplicationToken(conn.version) && first && last
+        ? { insert_deduplication_token: `${table}:${identityOf(first)}:${identityOf(last)}:${values.length}` }
+        : undefined;
+    const t0 = now();
+    await conn.client.insert({
+      table: qualified(conn.target.database, table),
+      values,
+      format: 'JSONEachRow',
+      ...(token ? { clickhouse_settings: token } : {}),
+    });
+    o.metrics.insertSeconds.observe((now() - t0) / 1000);
+    o.metrics.rowsInserted.inc({ table }, values.length);
+  };
+
+  /** Inserts a chunk; on a data error, row by row. Returns the rows ClickHouse refused. */
+  const insertChunk = async (table: string, rows: DecodedRow[]): Promise<RejectedRecord[]> => {
+    try {
+      await insert(table, rows);
+      return [];
+    } catch (e) {
+      if (!isDataError(e) || rows.length === 1) {
+        if (isDataError(e)) return rows.map(({ record }) => refused(record, e));
+        throw unavailable(table, e);
+      }
+    }
+    const refusedRows: RejectedRecord[] = [];
+    for (const row of rows) {
+      try {
+        await insert(table, [row]);
+      } catch (e) {
+        if (!isDataError(e)) throw unavailable(table, e);
+        refusedRows.push(refused(row.record, e));
+      }
+    }
+    return refusedRows;
+  };
+
+  return {
+    name: o.name,
+    shortName: 'monitoring',
+    inputTopics: decoder.topics,
+    outputTopics: [o.deadLetterTopic],
+    async process(records: readonly StageRecord[], ctx: StageContext): Promise<ProcessResult> {
+      const { byTable, rejected } = decoder.decode(records);
+      const outputs = rejected.map(deadLetter);
+      try {
+        for (const [table, rows] of byTable) {
+          for (const chunk of chunks(rows, o.insertBatchSize)) {
+            // Stale (rebalance, stop): the worker discards whatever this returns.
+            if (ctx.signal.aborted) return { outputs: [] };
+            const refusedRows = await insertChunk(table, chunk);
+            outputs.push(...refusedRows.map(deadLetter));
+            await o.hooks?.afterInsert?.({ table, rows: chunk.length - refusedRows.length });
+          }
+        }
+      } catch (e) {
+        if (!(e instanceof ClickHouseUnavailable)) throw e;
+        o.log.warn(
+          { event: 'clickhouse-insert-failed', err: errorText(e), cause: errorText(e.cause) },
+          'clickhouse: insert failed; the batch is discarded and replayed after reconnecting',
+        );
+        o.onUnavailable(e);
+        // The agent now stops the worker: its signal fires and the batch is discarded uncommitted.
+        await new Promise<void>((resolve) => {
+          if (ctx.signal.aborted) resolve();
+          else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+        throw e;
+      }
+      return { outputs };
+    },
+  };
+}
+
+function refused(record: StageRecord, e: unknown): RejectedRecord {
+  return {
+    record,
+    reason: 'rejected-by-clickhouse',
+    error: e instanceof Error ? e : new Error(String(e)),
+  };
+}
+
+function unavailable(table: string, e: unknown): ClickHouseUnavailable {
+  return e instanceof ClickHouseUnavailable
+    ? e
+    : new ClickHouseUnavailable(`insert into ${table} failed: ${errorText(e)}`, { cause: e });
+}

@@ -1,0 +1,67 @@
+import type { StageOutput, StageRecord } from '../runtime/stage.ts';
+import { tableRowSchema, type RowInput, type TableName } from './tables.ts';
+
+/** Topics the agent consumes are `<prefix><table>`; the reference's prefix is `clickhouse_`. */
+export const MONITORING_TOPIC_PREFIX = 'clickhouse_';
+
+export function monitoringTopic(table: TableName, prefix = MONITORING_TOPIC_PREFIX): string {
+  return `${prefix}${table}`;
+}
+
+/** The record a monitoring row is about: the input record of the stage that emits the row. */
+export type EventSource = Pick<StageRecord, 'topic' | 'partition' | 'offset'>;
+
+/** A stage tried to emit a row that does not fit its table: a bug in the stage, not bad input. */
+export class MonitoringRowError extends Error {
+  override readonly name = 'MonitoringRowError';
+}
+
+/**
+ * A monitoring row as an output of the stage's own transaction: it reaches `clickhouse_<table>`
+ * exactly when the stage's other outputs and input offsets commit. Its identity is the source
+ * record's position plus `index` (the row's number among the rows this source record produced for
+ * this table), so a replay of the source yields the same identity and the agent's ReplacingMergeTree
+ * collapses the duplicate. Never a random id: a random id makes a replayed row a new row.
+ *
+ * @throws {@link MonitoringRowError} when the row does not fit the table's schema.
+ */
+export function monitoringEvent<T extends TableName>(
+  table: T,
+  source: EventSource,
+  index: number,
+  row: RowInput<T>,
+  prefix = MONITORING_TOPIC_PREFIX,
+): StageOutput {
+  const candidate = {
+    src_topic: source.topic,
+    src_partition: source.partition,
+    src_offset: source.offset,
+    row_index: index,
+    ...row,
+  };
+  const parsed = tableRowSchema(table).safeParse(candidate);
+  if (!parsed.success) {
+    throw new MonitoringRowError(
+      `${table} row does not fit the table: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  }
+  return { topic: monitoringTopic(table, prefix), key: null, value: JSON.stringify(parsed.data) };
+}
+
+/**
+ * Numbers the rows of one `process()` call per source record and table, so a stage need not count:
+ * as long as `process` handles the same records in the same order (it must, to be replayable), each
+ * row gets the same index on every replay.
+ */
+export class MonitoringEvents {
+  readonly #next = new Map<string, number>();
+
+  constructor(private readonly prefix = MONITORING_TOPIC_PREFIX) {}
+
+  emit<T extends TableName>(table: T, source: EventSource, row: RowInput<T>): StageOutput {
+    const key = `${table}\u0000${source.topic}\u0000${source.partition}\u0000${source.offset}`;
+    const index = this.#next.get(key) ?? 0;
+    this.#next.set(key, index + 1);
+    return monitoringEvent(table, source, index, row, this.prefix);
+  }
+}
