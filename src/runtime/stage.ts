@@ -11,6 +11,9 @@ export interface StageRecord {
   readonly timestamp: number | undefined;
 }
 
+/** Where an input record sits; identifies it in failures and output attribution. */
+export type RecordPosition = Pick<StageRecord, 'topic' | 'partition' | 'offset'>;
+
 /** A record the stage wants produced, to any of its declared output topics. */
 export interface StageOutput {
   topic: string;
@@ -18,12 +21,55 @@ export interface StageOutput {
   value: Buffer | string | null;
   headers?: Record<string, Buffer | string>;
   partition?: number;
+  /**
+   * The input record this output derives from. When every output names its source, a failing record
+   * costs only the records after it in its partition; otherwise the runtime processes the rest again.
+   */
+  source?: RecordPosition;
 }
 
-/** One input record the stage could not process; the runtime dead-letters it in the same transaction. */
+/**
+ * One input record the stage could not process. The runtime retries it with back-off (its partition
+ * paused, the others flowing) or dead-letters it in the same transaction as the input offsets.
+ */
 export interface RecordFailure {
-  record: Pick<StageRecord, 'topic' | 'partition' | 'offset'>;
+  record: RecordPosition;
   error: unknown;
+}
+
+/** Thrown from `process` to fail one record (the others are processed again without it). */
+export class RecordError extends Error {
+  override readonly name = 'RecordError';
+  constructor(
+    readonly record: RecordPosition,
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+/**
+ * An error that retrying cannot fix (e.g. a record that does not decode): dead-lettered at once.
+ * Any error with `retryable: false` counts the same.
+ */
+export class NonRetryableError extends Error {
+  override readonly name: string = 'NonRetryableError';
+  readonly retryable = false;
+  constructor(
+    message: string,
+    readonly kind = 'non-retryable',
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A record that cannot be decoded is never retried. */
+export class DecodeError extends NonRetryableError {
+  override readonly name = 'DecodeError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, 'decode', options);
+  }
 }
 
 export interface ProcessResult {
@@ -59,6 +105,9 @@ export interface Stage {
   /** Component name, e.g. `detector`, for batch settings keyed by short name. */
   readonly shortName?: string;
   readonly inputTopics: readonly string[];
-  readonly outputTopics: readonly string[];
+  /** Declared output topics; `'any'` for routers whose targets come from the data (DLT replay). */
+  readonly outputTopics: readonly string[] | 'any';
+  /** Overrides the runtime's retry classification for this stage's errors. */
+  isRetryable?(error: unknown): boolean;
   process(records: readonly StageRecord[], ctx: StageContext): Promise<ProcessResult> | ProcessResult;
 }

@@ -10,9 +10,21 @@ import { exponentialBackOff } from './backoff.ts';
 import { nextOffsets, partitionsOf } from './batch-offsets.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { deadLetterOf } from './dead-letter.ts';
+import { DeadLetterLimit } from './dead-letter-limit.ts';
+import { DeliveryPlanner } from './delivery-attempts/delivery-planner.ts';
+import { FailureTracker } from './failure-tracker.ts';
+import { defaultRecordErrorPolicy, errorKindOf, type RecordErrorPolicy } from './record-error-policy.ts';
+import { planSettlement, positionKey } from './settlement.ts';
 import { defaultClients, KafkaSession, RetriesExhausted } from './kafka-session.ts';
 import { planRecovery, type RecoveryAction } from './recovery-plan.ts';
-import type { ProcessResult, Stage, StageOutput, StageRecord } from './stage.ts';
+import {
+  RecordError,
+  type ProcessResult,
+  type RecordFailure,
+  type Stage,
+  type StageOutput,
+  type StageRecord,
+} from './stage.ts';
 import type { WorkerHooks, WorkerOptions } from './worker-options.ts';
 import { WorkerMetrics } from './worker-metrics.ts';
 
@@ -36,7 +48,12 @@ export interface WorkerStatus {
 
 /** The batch became stale while it was processed; its work is discarded and its records refetched. */
 class StaleBatch extends Error {
-  override readonly name = 'StaleBatch';
+  override readonly name: string = 'StaleBatch';
+}
+
+/** Processing outlived its deadline: abandoned like a stale batch; the delivery markers count it. */
+class ProcessingTimeout extends StaleBatch {
+  override readonly name = 'ProcessingTimeout';
 }
 
 const FATAL_WINDOW_MS = 60_000;
@@ -52,8 +69,7 @@ const ALL_BROKERS_DOWN = code('_ALL_BROKERS_DOWN');
 export class TransactionalWorker {
   readonly metrics: WorkerMetrics;
   readonly log: Logger;
-  readonly #o: Required<Pick<WorkerOptions, 'batchAttempts' | 'keepAliveAfterMs' | 'fatalLimit'>> &
-    WorkerOptions;
+  readonly #o: Required<Pick<WorkerOptions, 'keepAliveAfterMs' | 'fatalLimit'>> & WorkerOptions;
   readonly #stage: Stage;
   readonly #clock: Clock;
   readonly #epochs = new AssignmentEpochs();
@@ -68,7 +84,12 @@ export class TransactionalWorker {
   #inFlight: AbortController | undefined;
   #txnOpen = false;
   #fatal: number[] = [];
-  #failedBatchAttempts = 0;
+  readonly #policy: RecordErrorPolicy;
+  readonly #failures = new FailureTracker();
+  readonly #deadLetterLimit: DeadLetterLimit;
+  readonly #deliveries: DeliveryPlanner;
+  /** Partitions paused until a failed record's back-off ends. */
+  readonly #retries = new Map<string, { partition: TopicPartition; offset: number; until: number }>();
   #lastCommitAt: number | undefined;
   #lastLoopAt: number;
   #commits = 0;
@@ -76,11 +97,14 @@ export class TransactionalWorker {
   #loop: Promise<void> | undefined;
 
   constructor(options: WorkerOptions) {
-    this.#o = { batchAttempts: 3, keepAliveAfterMs: 1_000, fatalLimit: 3, ...options };
+    this.#o = { keepAliveAfterMs: 1_000, fatalLimit: 3, ...options };
     this.#stage = options.stage;
     this.#clock = options.clock ?? systemClock;
     this.#hooks = options.hooks ?? {};
     this.#groupId = options.kafka.groupId ?? options.stage.name;
+    this.#policy = { ...defaultRecordErrorPolicy, ...options.recordErrors };
+    this.#deadLetterLimit = new DeadLetterLimit(this.#policy.deadLetterLimit);
+    this.#deliveries = new DeliveryPlanner(options.attemptStore, this.#groupId, this.#policy.maxDeliveries);
     this.log = (options.log ?? createLogger()).child({
       stage: this.#stage.name,
       instance: options.instanceId,
@@ -117,6 +141,14 @@ export class TransactionalWorker {
         { event: 'epoch', cause, epoch: this.#epochs.current, partitions: partitions.map(tpKey) },
         `kafka: ${cause}`,
       );
+      if (cause === 'reset') {
+        this.#retries.clear();
+        this.#deliveries.forget();
+      } else {
+        // A partition that comes back may have been processed by another member meanwhile.
+        for (const tp of partitions) this.#retries.delete(tpKey(tp));
+        this.#deliveries.forget(partitions);
+      }
       this.#inFlight?.abort(new StaleBatch(`assignment changed (${cause}) while the batch was processed`));
     });
   }
@@ -219,8 +251,9 @@ export class TransactionalWorker {
   async #iteration(): Promise<void> {
     this.#lastLoopAt = this.#clock.now();
     this.#throwPending();
+    await this.#resumeDueRetries();
     const consumer = this.#session.consumer;
-    const fetched = await this.#session.consumer
+    const all = await this.#session.consumer
       .consume(this.#o.batch.size, this.#o.batch.timeoutMs)
       .catch((e: unknown) => Promise.reject(classifyKafkaError(e, 'consume')));
     // The binding hands rebalance events and fetched records to the event loop separately, so the
@@ -229,6 +262,8 @@ export class TransactionalWorker {
     await new Promise<void>((resolve) => setImmediate(resolve));
     const epoch = this.#epochs.current;
     this.#throwPending();
+    // A partition waiting for a retry is rewound when its back-off ends; anything it delivers is early.
+    const fetched = all.filter((r) => !this.#retries.has(tpKey(r)));
     if (fetched.length === 0) {
       this.#sampleLag();
       return;
@@ -240,22 +275,154 @@ export class TransactionalWorker {
     const stale = this.#epochs.staleReason(epoch, parts);
     if (stale !== undefined) return this.#discardStale(fetched, epoch, stale);
 
-    let result: ProcessResult;
+    const plan = await this.#deliveries.plan(fetched);
+    let result: { outputs: StageOutput[]; failures: RecordFailure[] };
     try {
-      result = await this.#process(fetched, epoch);
+      result = await this.#processIsolated(plan.process, epoch);
     } catch (e) {
       if (e instanceof StaleBatch) return this.#discardStale(fetched, epoch, e.message);
-      if (e instanceof KafkaError) throw e;
-      return this.#batchFailed(fetched, e);
+      throw e;
     } finally {
-      if (this.#session.hasConsumer && this.#session.consumer === consumer)
-        consumer.resume(this.#epochs.assigned());
+      if (this.#session.hasConsumer && this.#session.consumer === consumer) consumer.resume(this.#flowing());
     }
     this.#throwPending();
     const staleAfter = this.#epochs.staleReason(epoch, parts);
     if (staleAfter !== undefined) return this.#discardStale(fetched, epoch, staleAfter);
-    await this.#commit(fetched, epoch, result.outputs, result.failures ?? []);
-    this.#failedBatchAttempts = 0;
+    await this.#settle([...plan.process, ...plan.poison].sort(byPosition), result, plan.poison, epoch);
+    for (const s of plan.seekAfter)
+      if (!this.#retries.has(tpKey(s))) await consumer.seek(s, this.#o.kafka.apiTimeoutMs);
+  }
+
+  /** Assigned partitions that are not waiting for a retry. */
+  #flowing(): TopicPartition[] {
+    return this.#epochs.assigned().filter((tp) => !this.#retries.has(tpKey(tp)));
+  }
+
+  /** Ends back-offs that are due: the partition is rewound to its failed record and resumed. */
+  async #resumeDueRetries(): Promise<void> {
+    const now = this.#clock.now();
+    for (const [key, r] of this.#retries) {
+      if (r.until > now) continue;
+      this.#retries.delete(key);
+      if (!this.#epochs.isAssigned(r.partition) || !this.#session.hasConsumer) continue;
+      this.#session.consumer.resume([r.partition]);
+      await this.#session.consumer.seek({ ...r.partition, offset: r.offset }, this.#o.kafka.apiTimeoutMs);
+    }
+  }
+
+  /**
+   * Processes records so that every record ends as an output or a failure: a RecordError fails its
+   * record and the rest is processed again; any other error bisects the batch down to the records
+   * that fail alone (a poison record costs its own retries, not its neighbours').
+   */
+  async #processIsolated(
+    records: FetchedRecord[],
+    epoch: number,
+  ): Promise<{ outputs: StageOutput[]; failures: RecordFailure[] }> {
+    if (records.length === 0) return { outputs: [], failures: [] };
+    try {
+      const r = await this.#process(records, epoch);
+      return { outputs: r.outputs, failures: r.failures ?? [] };
+    } catch (e) {
+      if (e instanceof StaleBatch || e instanceof KafkaError) throw e;
+      if (e instanceof RecordError) {
+        const rest = records.filter((r) => positionKey(r) !== positionKey(e.record));
+        if (rest.length < records.length) {
+          const again = await this.#processIsolated(rest, epoch);
+          return {
+            outputs: again.outputs,
+            failures: [...again.failures, { record: e.record, error: e.cause }],
+          };
+        }
+      }
+      if (records.length === 1) return { outputs: [], failures: [{ record: records[0]!, error: e }] };
+      this.metrics.bisections.inc();
+      const mid = Math.ceil(records.length / 2);
+      const left = await this.#processIsolated(records.slice(0, mid), epoch);
+      const right = await this.#processIsolated(records.slice(mid), epoch);
+      return {
+        outputs: [...left.outputs, ...right.outputs],
+        failures: [...left.failures, ...right.failures],
+      };
+    }
+  }
+
+  /** Commits what a processed batch allows, dead-letters what must go, schedules the retries. */
+  async #settle(
+    records: FetchedRecord[],
+    result: { outputs: StageOutput[]; failures: RecordFailure[] },
+    poison: FetchedRecord[],
+    epoch: number,
+  ): Promise<void> {
+    const now = this.#clock.now();
+    const plan = planSettlement({
+      records,
+      outputs: result.outputs,
+      failures: result.failures,
+      poison,
+      policy: this.#policy,
+      ...(this.#stage.isRetryable ? { stageRetryable: (e: unknown) => this.#stage.isRetryable!(e) } : {}),
+      tracker: this.#failures,
+      now,
+    });
+    const dead = new Set(plan.deadLetters.map((d) => positionKey(d.record)));
+    let outputs = plan.outputs;
+    if (outputs === undefined) {
+      // Outputs do not name their sources, so those of the held-back records cannot be picked out.
+      const again = await this.#processIsolated(
+        plan.keep.filter((r) => !dead.has(positionKey(r)) && !poison.includes(r)),
+        epoch,
+      );
+      if (again.failures.length > 0) {
+        this.log.warn(
+          { event: 'rerun-failed', failures: again.failures.length },
+          'stage failed differently on rerun; rewinding',
+        );
+        return this.#rewind();
+      }
+      outputs = again.outputs;
+    }
+    const tripped = this.#deadLetterLimit.record(plan.keep.map((r) => dead.has(positionKey(r))));
+    if (tripped !== undefined) {
+      this.#fail(
+        `dead-letter limit exceeded: ${tripped}; consumption stopped, nothing of this batch committed`,
+      );
+      return;
+    }
+    const deadLetters = plan.deadLetters.map((d) =>
+      this.#deadLetter(
+        d.record,
+        d.error,
+        d.kind,
+        d.history.attempts,
+        d.history.firstFailure,
+        d.history.lastFailure,
+      ),
+    );
+    if (plan.keep.length > 0 && !(await this.#commit(plan.keep, epoch, outputs, deadLetters))) return;
+    for (const d of plan.deadLetters) this.metrics.deadLetters.inc({ error_kind: d.kind });
+    for (const r of plan.keep) this.#failures.forget(r);
+    for (const r of plan.retries) {
+      this.#retries.set(tpKey(r.partition), {
+        partition: r.partition,
+        offset: r.offset,
+        until: now + r.delayMs,
+      });
+      this.#session.consumer.pause([r.partition]);
+      this.metrics.retries.inc({ error_kind: errorKindOf(r.error) });
+      this.log.warn(
+        {
+          event: 'retry',
+          partition: tpKey(r.partition),
+          offset: r.offset,
+          attempt: r.attempt,
+          delayMs: r.delayMs,
+          err: errorText(r.error),
+        },
+        'record failed; its partition waits for the retry, the others flow on',
+      );
+    }
+    await this.#deliveries.settled(plan.retries.map((r) => ({ ...r.partition, offset: r.offset })));
   }
 
   /**
@@ -287,6 +454,12 @@ export class TransactionalWorker {
       }
     })();
     const started = this.#clock.now();
+    const deadline = setTimeout(() => {
+      this.metrics.processingTimeouts.inc();
+      controller.abort(
+        new ProcessingTimeout(`processing took longer than ${this.#policy.processingTimeoutMs} ms`),
+      );
+    }, this.#policy.processingTimeoutMs);
     try {
       const work = Promise.resolve(
         this.#stage.process(records.map(toStageRecord), { signal: controller.signal, log: this.log, epoch }),
@@ -304,6 +477,7 @@ export class TransactionalWorker {
       aborted.catch(() => undefined);
       return await Promise.race([work, aborted]);
     } finally {
+      clearTimeout(deadline);
       finished = true;
       controller.abort(new StaleBatch('batch finished'));
       await keepAlive;
@@ -312,15 +486,16 @@ export class TransactionalWorker {
     }
   }
 
+  /** One transaction: outputs, dead letters and input offsets. False when the batch went stale first. */
   async #commit(
     records: FetchedRecord[],
     epoch: number,
     outputs: StageOutput[],
-    failures: ProcessResult['failures'] & {},
-  ): Promise<void> {
-    const declared = new Set(this.#stage.outputTopics);
+    deadLetters: StageOutput[],
+  ): Promise<boolean> {
+    const declared = this.#stage.outputTopics === 'any' ? undefined : new Set(this.#stage.outputTopics);
     for (const o of outputs) {
-      if (!declared.has(o.topic)) {
+      if (declared && !declared.has(o.topic)) {
         throw classifyKafkaError(
           {
             code: code('_INVALID_ARG'),
@@ -330,21 +505,11 @@ export class TransactionalWorker {
         );
       }
     }
-    const byPosition = new Map(records.map((r) => [`${tpKey(r)}@${r.offset}`, r]));
-    const now = this.#clock.now();
-    const deadLetters = failures.map((f) => {
-      const rec = byPosition.get(`${tpKey(f.record)}@${f.record.offset}`);
-      if (!rec)
-        throw new Error(
-          `stage reported a failure for a record not in the batch: ${tpKey(f.record)}@${f.record.offset}`,
-        );
-      return this.#deadLetter(rec, f.error, 'record', 1, now);
-    });
     const offsets = nextOffsets(records);
     const info = { epoch, records: records.length };
     const s = this.#session;
     if (this.#o.mode === 'at-least-once')
-      return this.#commitAtLeastOnce(records, [...outputs, ...deadLetters]);
+      return this.#commitAtLeastOnce(records, [...outputs, ...deadLetters], info);
 
     const t0 = this.#clock.now();
     await s.retryInPlace('begin-transaction', () => s.producer.beginTransaction());
@@ -356,17 +521,23 @@ export class TransactionalWorker {
     const stale = this.#epochs.staleReason(epoch, partitionsOf(records));
     if (stale !== undefined) {
       await this.#abort('stale');
-      return this.#discardStale(records, epoch, stale);
+      await this.#discardStale(records, epoch, stale);
+      return false;
     }
     await s.retryInPlace('send-offsets', () => s.producer.sendOffsets(offsets, s.consumer));
     await this.#hooks.beforeCommit?.(info);
     await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
     this.#txnOpen = false;
-    this.#committed(outputs.length + deadLetters.length, deadLetters.length, t0);
+    this.#committed(outputs.length + deadLetters.length, t0);
     await this.#hooks.afterCommit?.(info);
+    return true;
   }
 
-  async #commitAtLeastOnce(records: FetchedRecord[], outputs: StageOutput[]): Promise<void> {
+  async #commitAtLeastOnce(
+    records: FetchedRecord[],
+    outputs: StageOutput[],
+    info: { epoch: number; records: number },
+  ): Promise<boolean> {
     const s = this.#session;
     const t0 = this.#clock.now();
     for (const o of outputs) await s.producer.produce(o);
@@ -375,15 +546,18 @@ export class TransactionalWorker {
       const t = s.producer.tally();
       if (t.firstError) throw t.firstError;
     }
+    await this.#hooks.beforeCommit?.(info);
     await s.retryInPlace(
       'commit-offsets',
       () => s.consumer.commitOffsets(nextOffsets(records)),
       this.#o.kafka.commitRetryTimeoutMs,
     );
-    this.#committed(outputs.length, 0, t0);
+    this.#committed(outputs.length, t0);
+    await this.#hooks.afterCommit?.(info);
+    return true;
   }
 
-  #committed(produced: number, deadLetters: number, t0: number): void {
+  #committed(produced: number, t0: number): void {
     const now = this.#clock.now();
     this.#commits += 1;
     this.#lastCommitAt = now;
@@ -392,7 +566,6 @@ export class TransactionalWorker {
     this.metrics.transactionSeconds.observe((now - t0) / 1000);
     this.metrics.lastCommit.set(now / 1000);
     this.metrics.records.inc({ direction: 'out' }, produced);
-    if (deadLetters > 0) this.metrics.deadLetters.inc({ error_kind: 'record' }, deadLetters);
     if (this.#state === 'recovering') this.#state = 'running';
   }
 
@@ -401,42 +574,19 @@ export class TransactionalWorker {
     error: unknown,
     errorKind: string,
     attempts: number,
-    at: number,
+    firstFailure: number,
+    lastFailure: number,
   ): StageOutput {
-    const topic = (this.#o.deadLetterTopic ?? ((t: string) => `${t}.DLT`))(record.topic);
+    const topic = this.#policy.deadLetterTopic(record.topic);
     return deadLetterOf(toStageRecord(record), topic, {
       group: this.#groupId,
       stage: this.#stage.name,
       errorKind,
       error,
       attempts,
-      firstFailure: at,
-      lastFailure: at,
+      firstFailure,
+      lastFailure,
     });
-  }
-
-  /** The whole batch failed: retry it (rewind) a few times, then dead-letter its records. */
-  async #batchFailed(records: FetchedRecord[], error: unknown): Promise<void> {
-    this.#failedBatchAttempts += 1;
-    const attempts = this.#failedBatchAttempts;
-    this.log.warn(
-      { event: 'batch-failed', attempts, records: records.length, err: errorText(error) },
-      attempts >= this.#o.batchAttempts
-        ? 'stage failed the batch; dead-lettering it'
-        : 'stage failed the batch; retrying',
-    );
-    if (attempts < this.#o.batchAttempts) {
-      await this.#clock.sleep(Math.min(100 * 2 ** attempts, 5_000), this.#stopController.signal);
-      return this.#rewind();
-    }
-    const epoch = this.#epochs.current;
-    await this.#commit(
-      records,
-      epoch,
-      [],
-      records.map((r) => ({ record: r, error })),
-    );
-    this.#failedBatchAttempts = 0;
   }
 
   async #discardStale(records: FetchedRecord[], epoch: number, reason: string): Promise<void> {
@@ -462,7 +612,7 @@ export class TransactionalWorker {
     const assigned = this.#epochs.assigned();
     if (assigned.length === 0) return;
     try {
-      s.consumer.resume(assigned);
+      s.consumer.resume(this.#flowing());
       const committed = await s.retryInPlace('committed', () =>
         s.consumer.committed(assigned, this.#o.kafka.apiTimeoutMs),
       );
@@ -592,6 +742,10 @@ export class TransactionalWorker {
       this.#alerts.lag(lag);
     }
   }
+}
+
+function byPosition(a: FetchedRecord, b: FetchedRecord): number {
+  return a.topic === b.topic ? a.partition - b.partition || a.offset - b.offset : a.topic < b.topic ? -1 : 1;
 }
 
 function toStageRecord(r: FetchedRecord): StageRecord {

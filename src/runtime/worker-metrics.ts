@@ -13,6 +13,9 @@ export class WorkerMetrics {
   readonly discardedOutputs: Counter;
   readonly deadLetters: Counter<'error_kind'>;
   readonly reconnectAttempts: Counter;
+  readonly retries: Counter<'error_kind'>;
+  readonly bisections: Counter;
+  readonly processingTimeouts: Counter;
   readonly batchSize: Histogram;
   readonly transactionSeconds: Histogram;
   readonly processSeconds: Histogram;
@@ -73,6 +76,22 @@ export class WorkerMetrics {
       name: `${p}dead_letters_total`,
       help: 'Records dead-lettered',
       labelNames: ['error_kind'],
+      registers: r,
+    });
+    this.retries = new Counter({
+      name: `${p}record_retries_total`,
+      help: 'Record failures scheduled for a retry with back-off, by error kind',
+      labelNames: ['error_kind'],
+      registers: r,
+    });
+    this.bisections = new Counter({
+      name: `${p}bisections_total`,
+      help: 'Failed batches split to isolate the failing records',
+      registers: r,
+    });
+    this.processingTimeouts = new Counter({
+      name: `${p}processing_timeouts_total`,
+      help: 'Batches abandoned after the processing timeout',
       registers: r,
     });
     this.reconnectAttempts = new Counter({

@@ -7,6 +7,8 @@ import type { BackOff } from './backoff.ts';
 import type { Clock } from './clock.ts';
 import type { AlertOptions } from './alert-conditions.ts';
 import type { Stage } from './stage.ts';
+import type { RecordErrorPolicy } from './record-error-policy.ts';
+import type { AttemptStore } from './delivery-attempts/attempt-store.ts';
 
 /** Kafka settings of a worker, resolved from config.yaml and env (see `workerOptionsFromConfig`). */
 export interface WorkerKafkaOptions {
@@ -49,10 +51,10 @@ export interface WorkerOptions {
   mode: 'exactly-once' | 'at-least-once';
   kafka: WorkerKafkaOptions;
   batch: { size: number; timeoutMs: number };
-  /** Dead-letter topic of an input topic. Default `<topic>.DLT`. */
-  deadLetterTopic?: (inputTopic: string) => string;
-  /** A failing batch is retried (rewound) this many times before its records are dead-lettered. */
-  batchAttempts?: number;
+  /** Retry, back-off, dead letters, dead-letter limit, bounded redelivery. Defaults: `defaultRecordErrorPolicy`. */
+  recordErrors?: Partial<RecordErrorPolicy>;
+  /** Durable delivery attempts (bounded redelivery across crashes and stalls); off when absent. */
+  attemptStore?: AttemptStore;
   /** While `process` runs longer than this, partitions are paused and Kafka is polled to keep membership. */
   keepAliveAfterMs?: number;
   /** Back-off of the reconnect loop while Kafka is unreachable. */

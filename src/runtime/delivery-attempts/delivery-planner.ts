@@ -1,0 +1,90 @@
+import type { FetchedRecord, TopicPartition, TopicPartitionOffset } from '../../kafka/records.ts';
+import { tpKey } from '../../kafka/records.ts';
+import type { AttemptStore, DeliveryMarker } from './attempt-store.ts';
+import { nextMarker } from './next-marker.ts';
+
+export interface DeliveryPlan {
+  /** Records to hand to the stage. */
+  process: FetchedRecord[];
+  /** Records to dead-letter unprocessed: their deliveries are exhausted. */
+  poison: FetchedRecord[];
+  /** Partitions cut down to one record: after the commit their position moves right behind it. */
+  seekAfter: TopicPartitionOffset[];
+}
+
+/**
+ * Bounded redelivery. Before a batch reaches the stage, each partition's durable marker is advanced
+ * and written; a batch start that keeps coming back without a commit (crash, stall, timeout) puts the
+ * partition into a one-record-at-a-time search, and a record that never completes is dead-lettered.
+ */
+export class DeliveryPlanner {
+  readonly #cache = new Map<string, DeliveryMarker | null>();
+
+  constructor(
+    private readonly store: AttemptStore | undefined,
+    private readonly group: string,
+    private readonly maxDeliveries: number,
+  ) {}
+
+  /** Markers of these partitions (all when omitted) must be read again: another owner may have written. */
+  forget(partitions?: readonly TopicPartition[]): void {
+    if (!partitions) this.#cache.clear();
+    else for (const tp of partitions) this.#cache.delete(tpKey(tp));
+  }
+
+  async plan(records: readonly FetchedRecord[]): Promise<DeliveryPlan> {
+    if (!this.store) return { process: [...records], poison: [], seekAfter: [] };
+    const byPartition = new Map<string, FetchedRecord[]>();
+    for (const r of records) {
+      const list = byPartition.get(tpKey(r));
+      if (list) list.push(r);
+      else byPartition.set(tpKey(r), [r]);
+    }
+    const unknown = [...byPartition.values()]
+      .map((list) => list[0]!)
+      .filter((r) => !this.#cache.has(tpKey(r)))
+      .map(({ topic, partition }) => ({ topic, partition }));
+    if (unknown.length > 0) {
+      const found = await this.store.get(this.group, unknown);
+      for (const tp of unknown) this.#cache.set(tpKey(tp), found.get(tpKey(tp)) ?? null);
+    }
+    const plan: DeliveryPlan = { process: [], poison: [], seekAfter: [] };
+    const puts: { partition: TopicPartition; marker: DeliveryMarker }[] = [];
+    for (const [key, list] of byPartition) {
+      const first = list[0]!;
+      const { marker, action } = nextMarker(
+        this.#cache.get(key) ?? undefined,
+        first.offset,
+        list[list.length - 1]!.offset,
+        this.maxDeliveries,
+      );
+      this.#cache.set(key, marker);
+      puts.push({ partition: { topic: first.topic, partition: first.partition }, marker });
+      if (action === 'normal') {
+        plan.process.push(...list);
+        continue;
+      }
+      (action === 'single' ? plan.process : plan.poison).push(first);
+      if (list.length > 1)
+        plan.seekAfter.push({ topic: first.topic, partition: first.partition, offset: first.offset + 1 });
+    }
+    await this.store.put(this.group, puts);
+    return plan;
+  }
+
+  /** A known, handled failure (back-off retry) is not a lost delivery: its count starts over. */
+  async settled(retries: readonly TopicPartitionOffset[]): Promise<void> {
+    if (!this.store || retries.length === 0) return;
+    const puts = retries.map((r) => {
+      const prev = this.#cache.get(tpKey(r));
+      const marker: DeliveryMarker = {
+        offset: r.offset,
+        count: 0,
+        ...(prev?.suspectEnd !== undefined ? { suspectEnd: prev.suspectEnd } : {}),
+      };
+      this.#cache.set(tpKey(r), marker);
+      return { partition: { topic: r.topic, partition: r.partition }, marker };
+    });
+    await this.store.put(this.group, puts);
+  }
+}

@@ -1,0 +1,59 @@
+import type { BackOff } from './backoff.ts';
+import { exponentialBackOff } from './backoff.ts';
+
+/**
+ * How a stage's record failures are handled: which errors are retried, with which back-off, where
+ * dead letters go, when dead-lettering must stop the worker, and how many deliveries a batch may
+ * take without committing before its records are isolated.
+ */
+export interface RecordErrorPolicy {
+  /** Delay before retry `attempt` (1-based) or undefined when attempts are exhausted. */
+  backOff: BackOff;
+  /** Error kinds (see `errorKindOf`) that are never retried. `decode` is always among them. */
+  nonRetryableKinds: readonly string[];
+  deadLetterTopic(inputTopic: string): string;
+  /** Stop (and turn readiness red) rather than empty a topic into its DLT. */
+  deadLetterLimit: { maxShare: number; window: number; maxConsecutive: number };
+  /** Deliveries of the same uncommitted batch start before isolating record by record, and per record. */
+  maxDeliveries: number;
+  /** A batch whose processing takes longer is abandoned (and counts as a failed delivery). */
+  processingTimeoutMs: number;
+}
+
+export const defaultRecordErrorPolicy: RecordErrorPolicy = {
+  backOff: exponentialBackOff({
+    initialMs: 1_000,
+    multiplier: 2,
+    maxIntervalMs: 60_000,
+    maxAttempts: 9,
+    jitter: 0.1,
+  }),
+  nonRetryableKinds: ['decode', 'non-retryable', 'validation'],
+  deadLetterTopic: (topic) => `${topic}.DLT`,
+  deadLetterLimit: { maxShare: 0.5, window: 200, maxConsecutive: 100 },
+  maxDeliveries: 3,
+  processingTimeoutMs: 300_000,
+};
+
+/** The kind of a stage error: its `kind` property if it has one, else its class name. */
+export function errorKindOf(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const kind = (error as { kind?: unknown }).kind;
+    if (typeof kind === 'string') return kind;
+    if (error instanceof Error) return error.name;
+  }
+  return typeof error;
+}
+
+/** Retry unless the error says it is not retryable or its kind is configured as non-retryable. */
+export function isRetryable(
+  error: unknown,
+  policy: Pick<RecordErrorPolicy, 'nonRetryableKinds'>,
+  stageOverride?: (e: unknown) => boolean,
+): boolean {
+  if (errorKindOf(error) === 'decode') return false;
+  if (stageOverride) return stageOverride(error);
+  if (typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === false)
+    return false;
+  return !policy.nonRetryableKinds.includes(errorKindOf(error));
+}
