@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { addProblem, asRecord, whenPositiveIntegers } from './refinements.ts';
+import { recordErrorsSchema } from './record-errors-schema.ts';
 import { STAGE_KEYS } from './stage-names.ts';
 import {
   bootstrapServerList,
@@ -122,6 +123,7 @@ export const environmentSchema = z
     kafka_consumer: kafkaConsumerSchema.prefault({}),
     kafka_producer: kafkaProducerSchema.prefault({}),
     kafka_transaction_batch: transactionBatchSchema.prefault({}),
+    record_errors: recordErrorsSchema.prefault({}),
   })
   .superRefine(
     (value, ctx) => {

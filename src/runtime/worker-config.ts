@@ -1,0 +1,90 @@
+import { hostname } from 'node:os';
+import { bootstrapServers, resolveBatchSettings, type HamstringConfig } from '../config/index.ts';
+import type { BackOffConfig } from '../config/record-errors-schema.ts';
+import { exponentialBackOff, fixedBackOff, type BackOff } from './backoff.ts';
+import type { RecordErrorPolicy } from './record-error-policy.ts';
+import type { Stage } from './stage.ts';
+import type { WorkerOptions } from './worker-options.ts';
+
+export function backOffFromConfig(c: BackOffConfig): BackOff {
+  if (c.type === 'fixed') return fixedBackOff(c.interval_ms, c.max_attempts);
+  return exponentialBackOff({
+    initialMs: c.initial_ms,
+    multiplier: c.multiplier,
+    maxIntervalMs: c.max_interval_ms,
+    maxAttempts: c.max_attempts,
+    jitter: c.jitter,
+    ...(c.max_elapsed_ms !== undefined ? { maxElapsedMs: c.max_elapsed_ms } : {}),
+  });
+}
+
+/** The record error policy of a stage: global settings, then its short-name entry, then its full-name entry. */
+export function recordErrorPolicyFromConfig(
+  config: HamstringConfig,
+  stage: Pick<Stage, 'name' | 'shortName'>,
+): RecordErrorPolicy {
+  const re = config.environment.record_errors;
+  const stages = re.stages as Record<string, (typeof re.stages)[keyof typeof re.stages]>;
+  const o = { ...(stage.shortName ? stages[stage.shortName] : undefined), ...stages[stage.name] };
+  const dlt = o.dead_letter_topic;
+  return {
+    backOff: backOffFromConfig(o.backoff ?? re.backoff),
+    nonRetryableKinds: o.non_retryable_kinds ?? re.non_retryable_kinds,
+    deadLetterTopic: dlt !== undefined ? () => dlt : (topic) => `${topic}${re.dead_letter_suffix}`,
+    deadLetterLimit: {
+      maxShare: re.dead_letter_limit.max_share,
+      window: re.dead_letter_limit.window,
+      maxConsecutive: re.dead_letter_limit.max_consecutive,
+    },
+    maxDeliveries: o.max_deliveries ?? re.max_deliveries,
+    processingTimeoutMs: o.processing_timeout_ms ?? re.processing_timeout_ms,
+  };
+}
+
+/** The stage instance's identity: config, then HAMSTRING_INSTANCE_ID, then the host name (a pod name). */
+export function instanceIdFrom(config: HamstringConfig, env: NodeJS.ProcessEnv = process.env): string {
+  return config.runtime.instance_id ?? env.HAMSTRING_INSTANCE_ID ?? hostname();
+}
+
+/**
+ * Everything a TransactionalWorker needs, resolved from config.yaml and the environment in one place:
+ * Kafka client settings with their env overrides (already applied by loadConfig), the batch settings
+ * by the seed's resolution order, and the stage's record error policy.
+ */
+export function workerOptionsFromConfig(args: {
+  config: HamstringConfig;
+  stage: Stage;
+  env?: NodeJS.ProcessEnv;
+  mode?: WorkerOptions['mode'];
+  explicitBatch?: { maxMessages?: number; timeoutMs?: number };
+}): Omit<WorkerOptions, 'log' | 'attemptStore' | 'clients' | 'hooks' | 'clock'> {
+  const { config, stage } = args;
+  const env = args.env ?? process.env;
+  const k = config.environment;
+  const batch = resolveBatchSettings({
+    config,
+    env,
+    ...(stage.shortName ? { stage: { short: stage.shortName, full: stage.name } } : {}),
+    topics: [...stage.inputTopics],
+    ...(args.explicitBatch ? { explicit: args.explicitBatch } : {}),
+  });
+  return {
+    stage,
+    instanceId: instanceIdFrom(config, env),
+    mode: args.mode ?? 'exactly-once',
+    kafka: {
+      bootstrapServers: bootstrapServers(config),
+      groupProtocol: k.kafka_consumer.group_protocol,
+      assignmentStrategy: k.kafka_consumer.partition_assignment_strategy,
+      sessionTimeoutMs: k.kafka_consumer.session_timeout_ms,
+      heartbeatIntervalMs: k.kafka_consumer.heartbeat_interval_ms,
+      maxPollIntervalMs: k.kafka_consumer.max_poll_interval_ms,
+      transactionTimeoutMs: k.kafka_producer.transaction_timeout_ms,
+      messageTimeoutMs: k.kafka_producer.message_timeout_ms,
+      apiTimeoutMs: Math.round(k.kafka_producer.transaction_api_timeout_seconds * 1000),
+      commitRetryTimeoutMs: Math.round(k.kafka_consumer.commit_retry_timeout_seconds * 1000),
+    },
+    batch: { size: batch.size, timeoutMs: batch.timeoutMs },
+    recordErrors: recordErrorPolicyFromConfig(config, stage),
+  };
+}

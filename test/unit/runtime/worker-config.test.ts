@@ -1,0 +1,64 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadConfig } from '../../../src/config/index.ts';
+import { recordErrorPolicyFromConfig, workerOptionsFromConfig } from '../../../src/runtime/worker-config.ts';
+import type { Stage } from '../../../src/runtime/stage.ts';
+
+const detector: Stage = {
+  name: 'data_analysis.detector',
+  shortName: 'detector',
+  inputTopics: ['pipeline-inspector_to_detector-dga_detector'],
+  outputTopics: ['pipeline-detector_to_alerter-generic'],
+  process: () => ({ outputs: [] }),
+};
+
+describe('worker options from config.yaml', () => {
+  test('the shipped config gives the detector batch 10, the API timeout in ms and the stage processing timeout', () => {
+    const config = loadConfig({ path: 'config.yaml', env: {} });
+    const o = workerOptionsFromConfig({ config, stage: detector, env: { HAMSTRING_INSTANCE_ID: 'd-1' } });
+    assert.deepEqual(o.batch, { size: 10, timeoutMs: 50 });
+    assert.equal(o.kafka.apiTimeoutMs, 30_000);
+    assert.equal(o.kafka.maxPollIntervalMs, 300_000);
+    assert.equal(o.instanceId, 'd-1');
+    assert.equal(o.recordErrors?.processingTimeoutMs, 120_000);
+    assert.equal(o.recordErrors?.deadLetterTopic?.('t'), 't.DLT');
+  });
+
+  test('env overrides are final: batch size and API timeout', () => {
+    const env = { KAFKA_TRANSACTION_BATCH_SIZE: '7', KAFKA_TRANSACTION_API_TIMEOUT_SECONDS: '4' };
+    const config = loadConfig({ path: 'config.yaml', env });
+    const o = workerOptionsFromConfig({ config, stage: detector, env });
+    assert.equal(o.batch.size, 7);
+    assert.equal(o.kafka.apiTimeoutMs, 4_000);
+  });
+
+  test('a stage entry under its full name overrides the short-name entry and the global record error settings', () => {
+    const text = `
+environment:
+  kafka_brokers: [{ hostname: 127.0.0.1, internal_port: 9092, external_port: 9092 }]
+  monitoring: { clickhouse_server: { hostname: 127.0.0.1 } }
+  record_errors:
+    backoff: { type: fixed, interval_ms: 500, max_attempts: 2 }
+    max_deliveries: 5
+    stages:
+      detector: { max_deliveries: 4, dead_letter_topic: detector-dlt }
+      data_analysis.detector: { max_deliveries: 2 }
+`;
+    const config = loadConfig({ text, env: {} });
+    const p = recordErrorPolicyFromConfig(config, detector);
+    assert.equal(p.maxDeliveries, 2);
+    assert.equal(p.deadLetterTopic('anything'), 'detector-dlt');
+    assert.equal(p.backOff(1, 0), 500);
+    assert.equal(p.backOff(3, 0), undefined);
+  });
+
+  test('a typo in record_errors names the key path', () => {
+    const text = `
+environment:
+  kafka_brokers: [{ hostname: 127.0.0.1, internal_port: 9092, external_port: 9092 }]
+  monitoring: { clickhouse_server: { hostname: 127.0.0.1 } }
+  record_errors: { max_delivery: 3 }
+`;
+    assert.throws(() => loadConfig({ text, env: {} }), /environment\.record_errors\.max_delivery/);
+  });
+});
