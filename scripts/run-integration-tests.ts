@@ -18,9 +18,10 @@ import { projectRoot } from '../src/dev/paths.ts';
 
 const KAFKA_DIR = join(projectRoot, 'var', 'test', 'kafka');
 const CLICKHOUSE_DIR = join(projectRoot, 'var', 'test', 'clickhouse');
-const KAFKA_BASE_PORT = 19092;
-const CLICKHOUSE_HTTP_PORT = 18123;
-const CLICKHOUSE_TCP_PORT = 19000;
+// Overridable so that two runs on one machine (e.g. a developer's and a clean-clone CI check) coexist.
+const KAFKA_BASE_PORT = Number(process.env.HAMSTRING_IT_KAFKA_PORT ?? 19092);
+const CLICKHOUSE_HTTP_PORT = Number(process.env.HAMSTRING_IT_CLICKHOUSE_HTTP_PORT ?? 18123);
+const CLICKHOUSE_TCP_PORT = Number(process.env.HAMSTRING_IT_CLICKHOUSE_TCP_PORT ?? 19000);
 const DEFAULT_PATTERN = 'test/integration/**/*.test.ts';
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
