@@ -48,6 +48,10 @@ export const commands: Record<string, CommandEntry> = {
     summary: 'restart one stopped or killed node, wait until it is back in sync',
     load: async () => (await import('./commands/dev-kafka-node.ts')).kafkaNodeCommand('start-node'),
   },
+  'dlt replay': {
+    summary: 'replay the dead letters of a DLT to their origin topics, exactly once',
+    load: async () => (await import('./commands/dlt-replay.ts')).dltReplayCommand,
+  },
   'dev clickhouse start': {
     summary: 'start (or attach to) a local ClickHouse server',
     load: async () => (await import('./commands/dev-clickhouse.ts')).clickHouseCommand('start'),

@@ -216,7 +216,7 @@ class Agent implements MonitoringAgent {
       mode: 'at-least-once',
       kafka: monitoringKafkaOptions(this.config, { groupId, ...this.o.kafka }),
       batch: monitoringBatch(this.config),
-      deadLetterTopic: () => deadLetterTopic,
+      recordErrors: { deadLetterTopic: () => deadLetterTopic },
       log: this.#log,
       clock: this.#clock,
       ...(this.o.clients ? { clients: this.o.clients } : {}),

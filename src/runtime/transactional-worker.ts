@@ -25,7 +25,7 @@ import {
   type StageOutput,
   type StageRecord,
 } from './stage.ts';
-import type { WorkerHooks, WorkerOptions } from './worker-options.ts';
+import type { CommitInfo, WorkerHooks, WorkerOptions } from './worker-options.ts';
 import { WorkerMetrics } from './worker-metrics.ts';
 
 export type WorkerState = 'starting' | 'running' | 'recovering' | 'stopping' | 'stopped' | 'failed';
@@ -506,7 +506,12 @@ export class TransactionalWorker {
       }
     }
     const offsets = nextOffsets(records);
-    const info = { epoch, records: records.length };
+    const info: CommitInfo = {
+      epoch,
+      records: records.length,
+      outputs: outputs.length,
+      deadLetters: deadLetters.length,
+    };
     const s = this.#session;
     if (this.#o.mode === 'at-least-once')
       return this.#commitAtLeastOnce(records, [...outputs, ...deadLetters], info);
@@ -536,7 +541,7 @@ export class TransactionalWorker {
   async #commitAtLeastOnce(
     records: FetchedRecord[],
     outputs: StageOutput[],
-    info: { epoch: number; records: number },
+    info: CommitInfo,
   ): Promise<boolean> {
     const s = this.#session;
     const t0 = this.#clock.now();

@@ -53,7 +53,10 @@ export interface WorkerOptions {
   batch: { size: number; timeoutMs: number };
   /** Retry, back-off, dead letters, dead-letter limit, bounded redelivery. Defaults: `defaultRecordErrorPolicy`. */
   recordErrors?: Partial<RecordErrorPolicy>;
-  /** Durable delivery attempts (bounded redelivery across crashes and stalls); off when absent. */
+  /**
+   * Durable delivery attempts (bounded redelivery across crashes and stalls); off when absent.
+   * Started and closed by its creator, so several workers of a process can share one.
+   */
   attemptStore?: AttemptStore;
   /** While `process` runs longer than this, partitions are paused and Kafka is polled to keep membership. */
   keepAliveAfterMs?: number;
@@ -69,10 +72,18 @@ export interface WorkerOptions {
   hooks?: WorkerHooks;
 }
 
+/** What a hook learns about the batch being committed. */
+export interface CommitInfo {
+  epoch: number;
+  records: number;
+  outputs: number;
+  deadLetters: number;
+}
+
 export interface WorkerHooks {
   /** Outputs are produced, offsets not yet sent. */
-  beforeSendOffsets?(info: { epoch: number; records: number }): Promise<void> | void;
-  /** Offsets sent, commit not yet called. */
-  beforeCommit?(info: { epoch: number; records: number }): Promise<void> | void;
-  afterCommit?(info: { epoch: number; records: number }): Promise<void> | void;
+  beforeSendOffsets?(info: CommitInfo): Promise<void> | void;
+  /** Offsets sent (or, at least once, outputs flushed), commit not yet called. */
+  beforeCommit?(info: CommitInfo): Promise<void> | void;
+  afterCommit?(info: CommitInfo): Promise<void> | void;
 }

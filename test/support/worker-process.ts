@@ -7,6 +7,7 @@
 import { TransactionalWorker } from '../../src/runtime/transactional-worker.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { passThroughStage, testKafkaOptions } from './pipeline-harness.ts';
+import { NonRetryableError } from '../../src/runtime/stage.ts';
 
 const env = (k: string, d?: string): string => {
   const v = process.env[k] ?? d;
@@ -14,16 +15,34 @@ const env = (k: string, d?: string): string => {
   return v;
 };
 const holdAt = Number(env('HOLD_AT_COMMIT', '0'));
+// A record (by sequence number) the stage fails with a non-retryable error, and whether the process
+// dies right before committing a transaction that carries a dead letter.
+const failSeq = Number(env('FAIL_SEQ', '-1'));
+const crashWithDeadLetter = env('CRASH_BEFORE_COMMIT_WITH_DEAD_LETTER', '') === '1';
 let commits = 0;
 const worker = new TransactionalWorker({
-  stage: passThroughStage(env('INPUT'), env('OUTPUT'), env('GROUP')),
+  stage: {
+    ...passThroughStage(env('INPUT'), env('OUTPUT'), env('GROUP')),
+    process: (records) => ({
+      outputs: records
+        .filter((r) => Number(r.value?.toString()) !== failSeq)
+        .map((r) => ({ topic: env('OUTPUT'), key: r.key, value: r.value })),
+      failures: records
+        .filter((r) => Number(r.value?.toString()) === failSeq)
+        .map((r) => ({ record: r, error: new NonRetryableError(`record ${failSeq} is rejected`) })),
+    }),
+  },
   instanceId: env('INSTANCE', '0'),
   mode: 'exactly-once',
   kafka: testKafkaOptions(env('BOOTSTRAP')),
   batch: { size: Number(env('BATCH_SIZE', '50')), timeoutMs: 50 },
   log: createLogger({}, 2),
   hooks: {
-    beforeCommit: async () => {
+    beforeCommit: async ({ deadLetters }) => {
+      if (crashWithDeadLetter && deadLetters > 0) {
+        process.stdout.write('CRASHING\n');
+        process.kill(process.pid, 'SIGKILL');
+      }
       if (holdAt > 0 && commits + 1 === holdAt) {
         process.stdout.write('HOLDING\n');
         await new Promise(() => undefined);

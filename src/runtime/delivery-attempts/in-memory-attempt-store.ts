@@ -14,7 +14,7 @@ export class InMemoryAttemptStore implements AttemptStore {
     const out = new Map<string, DeliveryMarker>();
     for (const tp of partitions) {
       const m = this.#markers.get(`${group}|${tpKey(tp)}`);
-      if (m) out.set(tpKey(tp), m);
+      if (m) out.set(tpKey(tp), { ...m });
     }
     return Promise.resolve(out);
   }

@@ -1,0 +1,123 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
+import { DLT_HEADERS } from '../../../src/runtime/dead-letter.ts';
+import { InMemoryAttemptStore } from '../../../src/runtime/delivery-attempts/in-memory-attempt-store.ts';
+import type { Stage } from '../../../src/runtime/stage.ts';
+import { silentLogger } from '../../../src/observability/logger.ts';
+import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
+import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
+import {
+  checkExactlyOnce,
+  createTopics,
+  readCommitted,
+  seed,
+  testKafkaOptions,
+} from '../../support/pipeline-harness.ts';
+
+let bootstrap: string;
+before(async () => {
+  bootstrap = (await testKafka()).bootstrap;
+});
+
+const children: ChildProcess[] = [];
+after(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+const seq = (v: Buffer | null) => Number(v?.toString());
+
+describe('bounded redelivery and dead letters under crashes (real broker)', () => {
+  test('a crash between the dead-letter produce and the commit still leaves exactly one dead letter', async () => {
+    const input = uniqueTopic('dltcrash-in');
+    const output = uniqueTopic('dltcrash-out');
+    const group = uniqueGroup('dltcrash');
+    await createTopics(bootstrap, [input, output, `${input}.DLT`], 3);
+    await seed(bootstrap, input, 0, 600);
+    const env = {
+      BOOTSTRAP: bootstrap,
+      INPUT: input,
+      OUTPUT: output,
+      GROUP: group,
+      INSTANCE: '0',
+      FAIL_SEQ: '77',
+    };
+    const spawnWorker = (extra: Record<string, string>) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/worker-process.ts'], {
+        env: { ...process.env, HAMSTRING_LOG_LEVEL: 'warn', ...env, ...extra },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      children.push(child);
+      const lines: string[] = [];
+      createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
+      return { child, lines };
+    };
+    const first = spawnWorker({ CRASH_BEFORE_COMMIT_WITH_DEAD_LETTER: '1' });
+    await waitFor(() => first.lines.includes('CRASHING'), {
+      timeoutMs: 60_000,
+      message: 'worker dies with a dead letter in its open transaction',
+    });
+    if (first.child.exitCode === null && first.child.signalCode === null) {
+      await new Promise((r) => first.child.once('exit', r));
+    }
+    const second = spawnWorker({});
+    const out = await readCommitted(bootstrap, output, 599, 120_000);
+    const report = checkExactlyOnce(out, 600);
+    assert.equal(report.duplicates, 0);
+    assert.equal(report.missing, 1, 'only record 77 is missing from the output');
+    const dlt = await readCommitted(bootstrap, `${input}.DLT`, 1, 10_000);
+    assert.equal(dlt.length, 1, 'exactly one dead letter');
+    assert.equal(seq(dlt[0]!.value), 77);
+    second.child.kill('SIGTERM');
+  });
+
+  test('a record that blocks the event loop past max.poll.interval every time is dead-lettered after N deliveries', async () => {
+    const input = uniqueTopic('stallpoison-in');
+    const output = uniqueTopic('stallpoison-out');
+    const group = uniqueGroup('stallpoison');
+    await createTopics(bootstrap, [input, output, `${input}.DLT`], 1);
+    await seed(bootstrap, input, 0, 120);
+    let stalls = 0;
+    const stage: Stage = {
+      name: group,
+      inputTopics: [input],
+      outputTopics: [output],
+      process(records) {
+        if (records.some((r) => seq(r.value) === 30)) {
+          stalls += 1;
+          const until = Date.now() + 8_500;
+          while (Date.now() < until) {
+            /* never yields: the member is expelled after max.poll.interval */
+          }
+        }
+        return { outputs: records.map((r) => ({ topic: output, key: r.key, value: r.value })) };
+      },
+    };
+    const w = new TransactionalWorker({
+      stage,
+      instanceId: '0',
+      mode: 'exactly-once',
+      kafka: testKafkaOptions(bootstrap, { maxPollIntervalMs: 6_000, sessionTimeoutMs: 6_000 }),
+      batch: { size: 20, timeoutMs: 50 },
+      log: silentLogger(),
+      recordErrors: { maxDeliveries: 2 },
+      attemptStore: new InMemoryAttemptStore(),
+    });
+    await w.start();
+    try {
+      const out = await readCommitted(bootstrap, output, 119, 240_000);
+      const report = checkExactlyOnce(out, 120);
+      assert.equal(report.duplicates, 0);
+      assert.equal(report.missing, 1);
+      const dlt = await readCommitted(bootstrap, `${input}.DLT`, 1, 10_000);
+      assert.equal(seq(dlt[0]!.value), 30);
+      assert.equal(dlt[0]!.headers[DLT_HEADERS.errorKind]?.toString(), 'redelivery-exhausted');
+      assert.ok(stalls <= 5, `bounded: ${stalls} stalls`);
+    } finally {
+      await w.stop();
+    }
+  });
+});
