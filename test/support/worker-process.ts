@@ -8,6 +8,7 @@ import { TransactionalWorker } from '../../src/runtime/transactional-worker.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { passThroughStage, testKafkaOptions } from './pipeline-harness.ts';
 import { NonRetryableError } from '../../src/runtime/stage.ts';
+import { KafkaAttemptStore } from '../../src/runtime/delivery-attempts/kafka-attempt-store.ts';
 
 const env = (k: string, d?: string): string => {
   const v = process.env[k] ?? d;
@@ -19,19 +20,31 @@ const holdAt = Number(env('HOLD_AT_COMMIT', '0'));
 // dies right before committing a transaction that carries a dead letter.
 const failSeq = Number(env('FAIL_SEQ', '-1'));
 const crashWithDeadLetter = env('CRASH_BEFORE_COMMIT_WITH_DEAD_LETTER', '') === '1';
+// A record whose processing kills the process every time, and the durable attempt store that bounds it.
+const crashSeq = Number(env('CRASH_SEQ', '-1'));
+const attemptStore =
+  env('ATTEMPT_STORE', '') === 'kafka'
+    ? new KafkaAttemptStore({ bootstrapServers: env('BOOTSTRAP') })
+    : undefined;
+await attemptStore?.start();
 let commits = 0;
 const worker = new TransactionalWorker({
   stage: {
     ...passThroughStage(env('INPUT'), env('OUTPUT'), env('GROUP')),
-    process: (records) => ({
-      outputs: records
-        .filter((r) => Number(r.value?.toString()) !== failSeq)
-        .map((r) => ({ topic: env('OUTPUT'), key: r.key, value: r.value })),
-      failures: records
-        .filter((r) => Number(r.value?.toString()) === failSeq)
-        .map((r) => ({ record: r, error: new NonRetryableError(`record ${failSeq} is rejected`) })),
-    }),
+    process: (records) => {
+      if (records.some((r) => Number(r.value?.toString()) === crashSeq)) process.kill(process.pid, 'SIGKILL');
+      return {
+        outputs: records
+          .filter((r) => Number(r.value?.toString()) !== failSeq)
+          .map((r) => ({ topic: env('OUTPUT'), key: r.key, value: r.value })),
+        failures: records
+          .filter((r) => Number(r.value?.toString()) === failSeq)
+          .map((r) => ({ record: r, error: new NonRetryableError(`record ${failSeq} is rejected`) })),
+      };
+    },
   },
+  ...(attemptStore ? { attemptStore } : {}),
+  recordErrors: { maxDeliveries: Number(env('MAX_DELIVERIES', '3')) },
   instanceId: env('INSTANCE', '0'),
   mode: 'exactly-once',
   kafka: testKafkaOptions(env('BOOTSTRAP')),

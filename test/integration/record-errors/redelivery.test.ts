@@ -74,6 +74,56 @@ describe('bounded redelivery and dead letters under crashes (real broker)', () =
     second.child.kill('SIGTERM');
   });
 
+  test('a record that crashes the worker process every time is dead-lettered after N deliveries; the rest flows', async () => {
+    const input = uniqueTopic('crashpoison-in');
+    const output = uniqueTopic('crashpoison-out');
+    const group = uniqueGroup('crashpoison');
+    await createTopics(bootstrap, [input, output, `${input}.DLT`], 2);
+    await seed(bootstrap, input, 0, 300);
+    const env = {
+      BOOTSTRAP: bootstrap,
+      INPUT: input,
+      OUTPUT: output,
+      GROUP: group,
+      INSTANCE: '0',
+      CRASH_SEQ: '150',
+      ATTEMPT_STORE: 'kafka',
+      MAX_DELIVERIES: '2',
+      HAMSTRING_LOG_LEVEL: 'error',
+    };
+    // A supervisor, as systemd or Kubernetes would be: restart the worker whenever it dies.
+    let restarts = 0;
+    let stopped = false;
+    let current: ChildProcess | undefined;
+    const supervise = async () => {
+      while (!stopped && restarts < 15) {
+        current = spawn(process.execPath, ['--import', 'tsx', 'test/support/worker-process.ts'], {
+          env: { ...process.env, ...env },
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
+        children.push(current);
+        await new Promise((r) => current!.once('exit', r));
+        if (!stopped) restarts += 1;
+      }
+    };
+    const supervisor = supervise();
+    try {
+      const out = await readCommitted(bootstrap, output, 299, 240_000);
+      const report = checkExactlyOnce(out, 300);
+      assert.equal(report.duplicates, 0);
+      assert.equal(report.missing, 1);
+      assert.ok(!out.some((r) => seq(r.value) === 150));
+      const dlt = await readCommitted(bootstrap, `${input}.DLT`, 1, 10_000);
+      assert.equal(seq(dlt[0]!.value), 150);
+      assert.equal(dlt[0]!.headers[DLT_HEADERS.errorKind]?.toString(), 'redelivery-exhausted');
+      assert.ok(restarts >= 2 && restarts <= 6, `the crash repeated a bounded number of times (${restarts})`);
+    } finally {
+      stopped = true;
+      current?.kill('SIGTERM');
+      await supervisor;
+    }
+  });
+
   test('a record that blocks the event loop past max.poll.interval every time is dead-lettered after N deliveries', async () => {
     const input = uniqueTopic('stallpoison-in');
     const output = uniqueTopic('stallpoison-out');
