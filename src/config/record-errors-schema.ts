@@ -22,8 +22,12 @@ const exponentialBackOffSchema = z.strictObject({
 
 export const backOffSchema = z.discriminatedUnion('type', [fixedBackOffSchema, exponentialBackOffSchema]);
 
+/** Non-blocking retries through `<topic>-retry-<n>` topics; gives up per-key order for the retried record. */
+const retryTopicsSchema = z.strictObject({ delays_ms: z.array(positiveInt()).min(1) });
+
 /** Settings a stage may override. */
 const stageRecordErrorsSchema = z.strictObject({
+  retry_topics: retryTopicsSchema.optional(),
   backoff: backOffSchema.optional(),
   non_retryable_kinds: z.array(nonEmptyString()).optional(),
   /** Full dead-letter topic name for every input topic of the stage (default `<input>.DLT`). */
@@ -40,6 +44,8 @@ const stageRecordErrorsSchema = z.strictObject({
  */
 export const recordErrorsSchema = z.strictObject({
   backoff: backOffSchema.prefault({ type: 'exponential' }),
+  /** Omit for in-place back-off (order kept, the partition waits); set for non-blocking retry topics. */
+  retry_topics: retryTopicsSchema.optional(),
   /** Error kinds (an error's `kind`, else its class name) never retried; `decode` always is. */
   non_retryable_kinds: z.array(nonEmptyString()).default(['decode', 'validation', 'non-retryable']),
   dead_letter_suffix: nonEmptyString().default('.DLT'),

@@ -1,4 +1,5 @@
 import type { BackOff } from './backoff.ts';
+import type { RetryTopics } from './retry-topics.ts';
 import { exponentialBackOff } from './backoff.ts';
 
 /**
@@ -18,6 +19,8 @@ export interface RecordErrorPolicy {
   maxDeliveries: number;
   /** A batch whose processing takes longer is abandoned (and counts as a failed delivery). */
   processingTimeoutMs: number;
+  /** Non-blocking retries through `<topic>-retry-<n>` instead of in-place back-off (gives up order). */
+  retryTopics?: RetryTopics;
 }
 
 export const defaultRecordErrorPolicy: RecordErrorPolicy = {

@@ -2,6 +2,7 @@ import type { FetchedRecord, TopicPartition } from '../kafka/records.ts';
 import { tpKey } from '../kafka/records.ts';
 import type { FailureHistory, FailureTracker } from './failure-tracker.ts';
 import { errorKindOf, isRetryable, type RecordErrorPolicy } from './record-error-policy.ts';
+import { forwardToRetry, retryOrigin } from './retry-topics.ts';
 import type { RecordFailure, RecordPosition, StageOutput } from './stage.ts';
 
 export interface DeadLetterDecision {
@@ -28,6 +29,8 @@ export interface Settlement {
   outputs: StageOutput[] | undefined;
   deadLetters: DeadLetterDecision[];
   retries: RetryDecision[];
+  /** Records forwarded to their next retry topic (non-blocking retries); committed with `keep`. */
+  forwards: StageOutput[];
 }
 
 export const positionKey = (p: RecordPosition): string => `${p.topic}:${p.partition}@${p.offset}`;
@@ -50,7 +53,9 @@ export function planSettlement(args: {
 }): Settlement {
   const byPosition = new Map(args.records.map((r) => [positionKey(r), r]));
   const deadLetters: DeadLetterDecision[] = [];
+  const forwards: StageOutput[] = [];
   const retryAt = new Map<string, RetryDecision>();
+  const rt = args.policy.retryTopics;
   for (const record of args.poison) {
     const history = args.tracker.fail(record, args.now);
     const error = new Error(
@@ -62,8 +67,25 @@ export function planSettlement(args: {
     const record = byPosition.get(positionKey(f.record));
     if (!record)
       throw new Error(`stage reported a failure for a record not in the batch: ${positionKey(f.record)}`);
+    const retryable = isRetryable(f.error, args.policy, args.stageRetryable);
+    if (rt) {
+      // Each hop is a new record; its history travels in headers, not in the in-memory tracker.
+      const forward = retryable ? forwardToRetry(record, rt, f.error, args.now) : undefined;
+      if (forward) {
+        forwards.push(forward);
+        continue;
+      }
+      const origin = retryOrigin(record);
+      const history = {
+        attempts: origin.hops + 1,
+        firstFailure: origin.firstFailure ?? args.now,
+        lastFailure: args.now,
+      };
+      deadLetters.push({ record, error: f.error, kind: errorKindOf(f.error), history });
+      continue;
+    }
     const history = args.tracker.fail(record, args.now);
-    const delay = isRetryable(f.error, args.policy, args.stageRetryable)
+    const delay = retryable
       ? args.policy.backOff(history.attempts, args.now - history.firstFailure)
       : undefined;
     if (delay === undefined) {
@@ -98,5 +120,6 @@ export function planSettlement(args: {
     outputs,
     deadLetters: deadLetters.filter((d) => !held(d.record)),
     retries: [...retryAt.values()],
+    forwards,
   };
 }

@@ -15,6 +15,8 @@ import { DeliveryPlanner } from './delivery-attempts/delivery-planner.ts';
 import { FailureTracker } from './failure-tracker.ts';
 import { defaultRecordErrorPolicy, errorKindOf, type RecordErrorPolicy } from './record-error-policy.ts';
 import { planSettlement, positionKey } from './settlement.ts';
+import { asOriginal, dueAt, retryTopicsOf } from './retry-topics.ts';
+import { createAdmin } from '../kafka/admin.ts';
 import { defaultClients, KafkaSession, RetriesExhausted } from './kafka-session.ts';
 import { planRecovery, type RecoveryAction } from './recovery-plan.ts';
 import {
@@ -121,7 +123,7 @@ export class TransactionalWorker {
       groupId: this.#groupId,
       transactionalId,
       clientId: `${this.#stage.name}-${options.instanceId}`,
-      topics: [...this.#stage.inputTopics],
+      topics: this.#subscription(),
       epochs: this.#epochs,
       clients: options.clients ?? defaultClients,
       clock: this.#clock,
@@ -153,8 +155,30 @@ export class TransactionalWorker {
     });
   }
 
+  #subscription(): string[] {
+    const rt = this.#policy.retryTopics;
+    return [...this.#stage.inputTopics, ...(rt ? retryTopicsOf(this.#stage.inputTopics, rt) : [])];
+  }
+
+  /** Retry topics mirror their input topic's partition count; created here so a stage needs no set-up. */
+  async #ensureRetryTopics(): Promise<void> {
+    const rt = this.#policy.retryTopics;
+    if (!rt) return;
+    const admin = createAdmin(this.#o.kafka.bootstrapServers, `${this.#stage.name}-admin`);
+    try {
+      for (const input of this.#stage.inputTopics) {
+        const partitions = (await admin.watermarks(input)).length;
+        const topics = retryTopicsOf([input], rt);
+        await admin.createTopics(topics.map((topic) => ({ topic, partitions, replicationFactor: -1 })));
+      }
+    } finally {
+      admin.close();
+    }
+  }
+
   /** Starts the loop; resolves once the clients are up (or the reconnect loop has begun). */
   async start(): Promise<void> {
+    await this.#ensureRetryTopics();
     try {
       await this.#session.startProducer();
       await this.#session.startConsumer();
@@ -263,7 +287,7 @@ export class TransactionalWorker {
     const epoch = this.#epochs.current;
     this.#throwPending();
     // A partition waiting for a retry is rewound when its back-off ends; anything it delivers is early.
-    const fetched = all.filter((r) => !this.#retries.has(tpKey(r)));
+    const fetched = this.#holdEarlyRetries(all.filter((r) => !this.#retries.has(tpKey(r))));
     if (fetched.length === 0) {
       this.#sampleLag();
       return;
@@ -291,6 +315,26 @@ export class TransactionalWorker {
     await this.#settle([...plan.process, ...plan.poison].sort(byPosition), result, plan.poison, epoch);
     for (const s of plan.seekAfter)
       if (!this.#retries.has(tpKey(s))) await consumer.seek(s, this.#o.kafka.apiTimeoutMs);
+  }
+
+  /**
+   * Records of a retry topic that are not due yet hold their partition back (paused, rewound to them
+   * when due): a retry topic is in due order, so nothing behind them is due either.
+   */
+  #holdEarlyRetries(records: FetchedRecord[]): FetchedRecord[] {
+    if (!this.#policy.retryTopics) return records;
+    const now = this.#clock.now();
+    for (const r of records) {
+      const due = dueAt(r);
+      if (due === undefined || due <= now || this.#retries.has(tpKey(r))) continue;
+      const partition = { topic: r.topic, partition: r.partition };
+      this.#retries.set(tpKey(r), { partition, offset: r.offset, until: due });
+      this.#session.consumer.pause([partition]);
+    }
+    return records.filter((r) => {
+      const held = this.#retries.get(tpKey(r));
+      return held === undefined || r.offset < held.offset;
+    });
   }
 
   /** Assigned partitions that are not waiting for a retry. */
@@ -391,7 +435,7 @@ export class TransactionalWorker {
     }
     const deadLetters = plan.deadLetters.map((d) =>
       this.#deadLetter(
-        d.record,
+        asOriginal(d.record),
         d.error,
         d.kind,
         d.history.attempts,
@@ -399,7 +443,13 @@ export class TransactionalWorker {
         d.history.lastFailure,
       ),
     );
-    if (plan.keep.length > 0 && !(await this.#commit(plan.keep, epoch, outputs, deadLetters))) return;
+    if (
+      plan.keep.length > 0 &&
+      !(await this.#commit(plan.keep, epoch, outputs, [...deadLetters, ...plan.forwards]))
+    )
+      return;
+    if (plan.forwards.length > 0)
+      this.metrics.retries.inc({ error_kind: 'retry-topic' }, plan.forwards.length);
     for (const d of plan.deadLetters) this.metrics.deadLetters.inc({ error_kind: d.kind });
     for (const r of plan.keep) this.#failures.forget(r);
     for (const r of plan.retries) {

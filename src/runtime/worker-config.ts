@@ -27,6 +27,7 @@ export function recordErrorPolicyFromConfig(
   const stages = re.stages as Record<string, (typeof re.stages)[keyof typeof re.stages]>;
   const o = { ...(stage.shortName ? stages[stage.shortName] : undefined), ...stages[stage.name] };
   const dlt = o.dead_letter_topic;
+  const retryTopics = o.retry_topics ?? re.retry_topics;
   return {
     backOff: backOffFromConfig(o.backoff ?? re.backoff),
     nonRetryableKinds: o.non_retryable_kinds ?? re.non_retryable_kinds,
@@ -38,6 +39,7 @@ export function recordErrorPolicyFromConfig(
     },
     maxDeliveries: o.max_deliveries ?? re.max_deliveries,
     processingTimeoutMs: o.processing_timeout_ms ?? re.processing_timeout_ms,
+    ...(retryTopics ? { retryTopics: { delaysMs: retryTopics.delays_ms } } : {}),
   };
 }
 
