@@ -70,6 +70,11 @@ export function producerProperties(s: ProducerSettings): Props {
   if (s.transactionalId !== undefined) {
     props['transactional.id'] = s.transactionalId;
     props['transaction.timeout.ms'] = s.transactionTimeoutMs;
+    // Right after a commit the coordinator is still writing markers and answers the next
+    // AddPartitions/AddOffsets with CONCURRENT_TRANSACTIONS; librdkafka's default 100 ms retry
+    // back-off then dominates every transaction (the Java client shortened it for the same reason,
+    // KAFKA-5477). Later retries still grow up to retry.backoff.max.ms.
+    props['retry.backoff.ms'] = 10;
   }
   return { ...props, ...s.overrides };
 }

@@ -50,6 +50,18 @@ const REVOKE = code('_REVOKE_PARTITIONS');
 const OFFSET_BEGINNING = -2;
 const OFFSET_INVALID = -1001;
 
+function toRecord(m: Kafka.Message): FetchedRecord {
+  return {
+    topic: m.topic,
+    partition: m.partition,
+    offset: m.offset,
+    key: m.key === undefined || m.key === null ? null : Buffer.from(m.key),
+    value: m.value,
+    headers: Object.assign({}, ...(m.headers ?? [])) as Record<string, Buffer>,
+    timestamp: m.timestamp,
+  };
+}
+
 function toTp(list: { topic: string; partition: number }[]): TopicPartition[] {
   return list.map(({ topic, partition }) => ({ topic, partition }));
 }
@@ -60,6 +72,7 @@ interface NativeConsumer extends Kafka.KafkaConsumer {
   assignmentLost(): boolean;
   rebalanceProtocol(): 'NONE' | 'COOPERATIVE' | 'EAGER';
   commitCb(tps: Kafka.TopicPartitionOffset[], cb: (err: unknown) => void): void;
+  setDefaultIsTimeoutOnlyForFirstMessage(only: boolean): void;
 }
 
 /** Creates a librdkafka group consumer. `onError` receives asynchronous client errors, classified. */
@@ -98,6 +111,8 @@ export function createConsumer(
   }
   native.on('event.error', (e) => onError(classifyKafkaError(e, 'client')));
   native.setDefaultConsumeTimeout(100);
+  native.setDefaultIsTimeoutOnlyForFirstMessage(true);
+  let connected = false;
 
   let closed = false;
   const call = <T>(
@@ -111,10 +126,12 @@ export function createConsumer(
   return {
     native,
     memberDescription: `${settings.clientId}@${settings.groupId}`,
-    connect: (timeoutMs) =>
-      call<void>('connect', (cb) => {
+    connect: (timeoutMs) => {
+      connected = true;
+      return call<void>('connect', (cb) => {
         native.connect({ timeout: timeoutMs }, (err) => cb(err, undefined));
-      }),
+      });
+    },
     subscribe(topics) {
       try {
         native.subscribe(topics);
@@ -122,20 +139,23 @@ export function createConsumer(
         throw classifyKafkaError(e, 'consume');
       }
     },
-    consume(max, timeoutMs) {
-      native.setDefaultConsumeTimeout(timeoutMs);
-      return call<Kafka.Message[]>('consume', (cb) => native.consume(max, (err, msgs) => cb(err, msgs))).then(
-        (msgs) =>
-          msgs.map((m): FetchedRecord => ({
-            topic: m.topic,
-            partition: m.partition,
-            offset: m.offset,
-            key: m.key === undefined || m.key === null ? null : Buffer.from(m.key),
-            value: m.value,
-            headers: Object.assign({}, ...(m.headers ?? [])) as Record<string, Buffer>,
-            timestamp: m.timestamp,
-          })),
-      );
+    /**
+     * Collects up to `max` records for at most `timeoutMs` (the seed's batch timeout). The binding's
+     * own timeout applies per record, so a trickle could hold a batch open for max x timeout; here
+     * each call waits only for its first record and the loop stops at the deadline.
+     */
+    async consume(max, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      const out: FetchedRecord[] = [];
+      do {
+        native.setDefaultConsumeTimeout(Math.max(1, deadline - Date.now()));
+        const msgs = await call<Kafka.Message[]>('consume', (cb) =>
+          native.consume(max - out.length, (err, m) => cb(err, m)),
+        );
+        for (const m of msgs) out.push(toRecord(m));
+        if (msgs.length === 0) break;
+      } while (out.length < max && Date.now() < deadline);
+      return out;
     },
     assignment: () => (closed ? [] : toTp(native.assignments())),
     pause(partitions) {
@@ -175,17 +195,23 @@ export function createConsumer(
       return known ? total : undefined;
     },
     close(timeoutMs) {
-      if (closed) return Promise.resolve();
+      // Disconnecting a consumer that never connected crashes the native binding (segfault).
+      if (closed || !connected) return Promise.resolve();
       closed = true;
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           log.warn({ timeoutMs }, 'kafka: consumer close timed out; the client is abandoned');
           resolve();
         }, timeoutMs);
-        native.disconnect(() => {
+        try {
+          native.disconnect(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        } catch {
           clearTimeout(timer);
           resolve();
-        });
+        }
       });
     },
   };

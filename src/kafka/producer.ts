@@ -160,10 +160,16 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
       closed = true;
       return new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, timeoutMs);
-        native.disconnect(timeoutMs, () => {
+        try {
+          native.disconnect(timeoutMs, () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        } catch {
+          // "Producer not connected" after a failed connect: nothing to release.
           clearTimeout(timer);
           resolve();
-        });
+        }
       });
     },
   };

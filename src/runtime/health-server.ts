@@ -20,6 +20,7 @@ export interface HealthServerOptions {
   workers: () => readonly HealthTarget[];
 }
 
+/** A running health server. */
 export interface HealthServer {
   /** The port actually bound. */
   readonly port: number;

@@ -17,6 +17,7 @@ export interface SerializedError {
 /** The thread's answer to one task. */
 export type TaskReply = { ok: true; output: unknown } | { ok: false; error: SerializedError };
 
+/** Name, message, stack and a string or numeric `code`; a thrown non-Error becomes its text. */
 export function serializeError(e: unknown): SerializedError {
   if (!(e instanceof Error)) return { name: 'Error', message: String(e), stack: undefined };
   const out: SerializedError = { name: e.name, message: e.message, stack: e.stack };
@@ -25,6 +26,7 @@ export function serializeError(e: unknown): SerializedError {
   return out;
 }
 
+// The thread side of ThreadPool: load the task module once, then answer one message per task.
 const port = parentPort;
 if (port) {
   const { module } = workerData as ThreadPoolWorkerData;

@@ -58,6 +58,7 @@ const BOOTSTRAP = `
  * Idle threads do not keep the process alive; call {@link close} to release them.
  */
 export class ThreadPool {
+  /** Most threads running at once. */
   readonly size: number;
   readonly #workerData: ThreadPoolWorkerData & { entry: string; tsx: string | undefined };
   readonly #idle: Slot[] = [];

@@ -1,0 +1,593 @@
+/**
+ * Runtime benchmark: one pass-through TransactionalWorker against a real 1-node broker, over a
+ * matrix of record size x batch size x mode. See bench/README.md for what each number means.
+ *
+ *   node --import tsx bench/runtime.ts [--quick] [--records N] [--port P] [--keep-broker]
+ *
+ * The worker runs in a child process (this file with --worker), so the RSS reported is the worker's
+ * alone and the bench's own producer and reader do not compete with it on the event loop.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createAdmin } from '../src/kafka/admin.ts';
+import { createConsumer, type ConsumerPort } from '../src/kafka/consumer.ts';
+import { createProducer, type ProducerPort } from '../src/kafka/producer.ts';
+import type { TopicPartitionOffset } from '../src/kafka/records.ts';
+import { createLogger, silentLogger } from '../src/observability/logger.ts';
+import { TransactionalWorker } from '../src/runtime/transactional-worker.ts';
+import type { KafkaClientFactory } from '../src/runtime/worker-options.ts';
+import { createTopics, passThroughStage, testKafkaOptions } from '../test/support/pipeline-harness.ts';
+
+type Mode = 'exactly-once' | 'at-least-once';
+
+const PARTITIONS = 6;
+const RECORD_SIZES = [200, 1024];
+const BATCH_SIZES = [50, 500];
+const MODES: Mode[] = ['exactly-once', 'at-least-once'];
+const BATCH_TIMEOUT_MS = 50; // the shipped config.yaml's kafka_transaction_batch.timeout_ms
+const ROOT = new URL('../', import.meta.url);
+
+interface ChildConfig {
+  bootstrap: string;
+  input: string;
+  output: string;
+  group: string;
+  mode: Mode;
+  batchSize: number;
+  /** Input records already in the topic: the worker is caught up once it committed them all. */
+  target: number;
+  producerOverrides: Record<string, string>;
+}
+
+type ChildMessage =
+  | { type: 'caught-up'; startupMs: number; elapsedMs: number; commitMs: number[] }
+  | { type: 'final'; maxRssBytes: number; commits: number };
+
+// ---------------------------------------------------------------------------------------------
+// Child: the worker under test.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Wraps the worker's Kafka ports to time commits and to know, without polling the broker, when the
+ * committed input offsets reach the target. Exactly-once: the commitTransaction call (it flushes the
+ * transaction's records). At-least-once: flush start to commitOffsets end, the same work.
+ */
+class CommitProbe {
+  readonly commitMs: number[] = [];
+  firstFetchAt: number | undefined;
+  doneAt: number | undefined;
+  readonly #committed = new Map<string, number>();
+  #pending: TopicPartitionOffset[] | undefined;
+  #flushStart: number | undefined;
+
+  constructor(
+    private readonly target: number,
+    private readonly onDone: () => void,
+  ) {}
+
+  readonly clients: KafkaClientFactory = {
+    consumer: (settings, listener, onError, log) => {
+      const c = createConsumer(settings, listener, onError, log);
+      return {
+        ...c,
+        consume: async (max, timeoutMs) => {
+          const records = await c.consume(max, timeoutMs);
+          if (records.length > 0) this.firstFetchAt ??= performance.now();
+          return records;
+        },
+        commitOffsets: async (offsets) => {
+          const t0 = this.#flushStart ?? performance.now();
+          this.#flushStart = undefined;
+          await c.commitOffsets(offsets);
+          this.#commit(performance.now() - t0, offsets);
+        },
+      } satisfies ConsumerPort;
+    },
+    producer: (settings, log) => {
+      const p = createProducer(settings, log);
+      return {
+        ...p,
+        flush: async (timeoutMs) => {
+          this.#flushStart = performance.now();
+          await p.flush(timeoutMs);
+        },
+        sendOffsets: async (offsets, consumer) => {
+          await p.sendOffsets(offsets, consumer);
+          this.#pending = offsets;
+        },
+        abortTransaction: async () => {
+          this.#pending = undefined;
+          await p.abortTransaction();
+        },
+        commitTransaction: async () => {
+          const t0 = performance.now();
+          await p.commitTransaction();
+          const offsets = this.#pending ?? [];
+          this.#pending = undefined;
+          this.#commit(performance.now() - t0, offsets);
+        },
+      } satisfies ProducerPort;
+    },
+  };
+
+  #commit(ms: number, offsets: TopicPartitionOffset[]): void {
+    if (this.doneAt !== undefined) return;
+    this.commitMs.push(ms);
+    for (const o of offsets) this.#committed.set(`${o.topic}:${o.partition}`, o.offset);
+    let total = 0;
+    for (const offset of this.#committed.values()) total += offset;
+    if (total >= this.target) {
+      this.doneAt = performance.now();
+      this.onDone();
+    }
+  }
+}
+
+async function runChild(cfg: ChildConfig): Promise<void> {
+  const send = (m: ChildMessage) => process.send?.(m);
+  let maxRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => (maxRss = Math.max(maxRss, process.memoryUsage().rss)), 100);
+  const started = performance.now();
+  const probe = new CommitProbe(cfg.target, () =>
+    send({
+      type: 'caught-up',
+      startupMs: (probe.firstFetchAt ?? started) - started,
+      elapsedMs: probe.doneAt! - (probe.firstFetchAt ?? started),
+      commitMs: probe.commitMs,
+    }),
+  );
+  const worker = new TransactionalWorker({
+    stage: passThroughStage(cfg.input, cfg.output, cfg.group),
+    instanceId: 'bench',
+    mode: cfg.mode,
+    // config.yaml's values where they differ from the test defaults.
+    kafka: testKafkaOptions(cfg.bootstrap, {
+      maxPollIntervalMs: 300_000,
+      transactionTimeoutMs: 60_000,
+      messageTimeoutMs: 60_000,
+      apiTimeoutMs: 30_000,
+      producerOverrides: cfg.producerOverrides,
+    }),
+    batch: { size: cfg.batchSize, timeoutMs: BATCH_TIMEOUT_MS },
+    log: createLogger({ bench: cfg.group }, 2),
+    clients: probe.clients,
+  });
+  process.on('message', (m: { type: string }) => {
+    if (m.type !== 'stop') return;
+    void worker.stop().then(() => {
+      clearInterval(sampler);
+      maxRss = Math.max(maxRss, process.memoryUsage().rss);
+      send({ type: 'final', maxRssBytes: maxRss, commits: worker.status().committedTransactions });
+      process.disconnect();
+      setTimeout(() => process.exit(0), 5_000).unref();
+    });
+  });
+  await worker.start();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parent: broker, data, scenarios, report.
+// ---------------------------------------------------------------------------------------------
+
+interface Broker {
+  bootstrap: string;
+  release(): Promise<void>;
+}
+
+async function obtainBroker(basePort: number, keep: boolean): Promise<Broker> {
+  const fromEnv = process.env.HAMSTRING_BENCH_BOOTSTRAP;
+  if (fromEnv) return { bootstrap: fromEnv, release: () => Promise.resolve() };
+  if (!existsSync(new URL('src/dev/kafka-cluster.ts', ROOT)))
+    throw new Error('set HAMSTRING_BENCH_BOOTSTRAP=host:port (src/dev/kafka-cluster.ts is not available)');
+  const { LocalKafkaCluster } = await import('../src/dev/kafka-cluster.ts');
+  const dataDir = fileURLToPath(new URL('var/bench/kafka', ROOT));
+  log(`starting a 1-node Kafka in ${dataDir} on port ${basePort}`);
+  const cluster = await LocalKafkaCluster.start({ nodes: 1, dataDir, basePort });
+  return {
+    bootstrap: cluster.bootstrapServers,
+    release: async () => {
+      if (keep) return log(`broker left running at ${cluster.bootstrapServers}`);
+      log('stopping the bench broker');
+      await cluster.stop();
+    },
+  };
+}
+
+/**
+ * `<id>|<sent>|xxx...`, exactly `size` bytes. The id makes loss and duplicates visible at the reader;
+ * `sent` (latency phase only) is the produce time: it must travel in the value, the pass-through
+ * stage copies key and value but not headers.
+ */
+function valueOf(id: string, size: number, sent = ''): Buffer {
+  const head = `${id}|${sent}|`;
+  return Buffer.from(head + 'x'.repeat(Math.max(0, size - head.length)));
+}
+
+function benchProducer(bootstrap: string, lingerMs: number): ProducerPort {
+  return createProducer(
+    {
+      bootstrapServers: bootstrap,
+      clientId: 'bench-producer',
+      transactionTimeoutMs: 60_000,
+      messageTimeoutMs: 120_000,
+      apiTimeoutMs: 30_000,
+      overrides: { 'linger.ms': lingerMs },
+    },
+    silentLogger(),
+  );
+}
+
+async function seedInput(bootstrap: string, topic: string, count: number, size: number): Promise<void> {
+  const p = benchProducer(bootstrap, 20);
+  await p.connect(30_000);
+  for (let i = 0; i < count; i += 1)
+    await p.produce({ topic, key: `k-${i % 64}`, value: valueOf(String(i), size) });
+  await p.flush(120_000);
+  const t = p.tally();
+  await p.close(10_000);
+  if (t.failed > 0)
+    throw new Error(`seeding ${topic} failed for ${t.failed} records: ${t.firstError?.message}`);
+}
+
+/** A read_committed reader of the output: counts distinct ids and duplicates, and measures latency. */
+class OutputReader {
+  readonly seen = new Set<string>();
+  duplicates = 0;
+  readonly latencyMs: number[] = [];
+  readonly #consumer: ConsumerPort;
+
+  constructor(
+    bootstrap: string,
+    private readonly topic: string,
+    private readonly latencyPrefix: string,
+  ) {
+    this.#consumer = createConsumer(
+      {
+        bootstrapServers: bootstrap,
+        clientId: 'bench-reader',
+        groupId: `bench-reader-${topic}`,
+        groupProtocol: 'classic',
+        assignmentStrategy: 'range',
+        sessionTimeoutMs: 10_000,
+        heartbeatIntervalMs: 1_000,
+        maxPollIntervalMs: 300_000,
+        isolation: 'read_committed',
+        autoOffsetReset: 'earliest',
+      },
+      { onAssign: () => undefined, onRevoke: () => undefined, onLost: () => undefined },
+      () => undefined,
+      silentLogger(),
+    );
+  }
+
+  #started = false;
+
+  async start(): Promise<void> {
+    this.#started = true;
+    await this.#consumer.connect(30_000);
+    this.#consumer.subscribe([this.topic]);
+  }
+
+  /**
+   * Reads until `done()` or the deadline; true when done. Measuring latency, read one record per
+   * call: consume(n) returns only once n records came or none came for its timeout, so a larger n
+   * would add the reader's own batching to every record's latency.
+   */
+  async pump(done: () => boolean, timeoutMs: number, max = 1_000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (!done()) {
+      if (Date.now() > deadline) return false;
+      for (const r of await this.#consumer.consume(max, 50)) {
+        const [id = '', sent = ''] = (r.value?.toString('latin1', 0, 64) ?? '').split('|', 2);
+        if (this.seen.has(id)) this.duplicates += 1;
+        else this.seen.add(id);
+        if (sent !== '' && id.startsWith(this.latencyPrefix))
+          this.latencyMs.push(performance.timeOrigin + performance.now() - Number(sent));
+      }
+    }
+    return true;
+  }
+
+  /** A client that never connected must not be disconnected: the binding crashes the process. */
+  close(): Promise<void> {
+    return this.#started ? this.#consumer.close(10_000) : Promise.resolve();
+  }
+}
+
+/** Produces `count` records at `ratePerSec`, each stamped with its send time. */
+async function produceAtRate(
+  p: ProducerPort,
+  topic: string,
+  prefix: string,
+  size: number,
+  count: number,
+  ratePerSec: number,
+): Promise<void> {
+  const start = performance.now();
+  for (let j = 0; j < count; j += 1) {
+    const due = start + (j * 1_000) / ratePerSec;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    await p.produce({
+      topic,
+      key: `k-${j % 64}`,
+      value: valueOf(`${prefix}${j}`, size, (performance.timeOrigin + performance.now()).toFixed(3)),
+    });
+  }
+}
+
+function spawnWorker(cfg: ChildConfig): ChildProcess {
+  return fork(fileURLToPath(import.meta.url), ['--worker'], {
+    cwd: ROOT,
+    execArgv: ['--import', 'tsx'],
+    env: {
+      ...process.env,
+      HAMSTRING_BENCH_CHILD: JSON.stringify(cfg),
+      HAMSTRING_LOG_LEVEL: process.env.HAMSTRING_LOG_LEVEL ?? 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
+
+function nextMessage<T extends ChildMessage['type']>(
+  child: ChildProcess,
+  type: T,
+  timeoutMs: number,
+): Promise<Extract<ChildMessage, { type: T }>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => finish(new Error(`worker sent no ${type} within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const onMessage = (m: ChildMessage) => {
+      if (m.type === type) finish(undefined, m as Extract<ChildMessage, { type: T }>);
+    };
+    const onExit = (code: number | null) => finish(new Error(`worker exited (${code}) before ${type}`));
+    function finish(err: Error | undefined, m?: Extract<ChildMessage, { type: T }>) {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      if (err) reject(err);
+      else resolve(m!);
+    }
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+interface Scenario {
+  id: string;
+  mode: Mode;
+  recordBytes: number;
+  batchSize: number;
+}
+
+interface Result extends Scenario {
+  records: number;
+  seconds: number;
+  recordsPerSec: number;
+  mbPerSec: number;
+  startupMs: number;
+  e2eP50Ms: number;
+  e2eP99Ms: number;
+  commitP50Ms: number;
+  commitP99Ms: number;
+  commits: number;
+  maxRssMb: number;
+  duplicates: number;
+  missing: number;
+  ok: boolean;
+}
+
+interface Plan {
+  bootstrap: string;
+  records: number;
+  latencyRate: number;
+  latencyRecords: number;
+  producerOverrides: Record<string, string>;
+}
+
+/** Records in each input topic so far (seed + every latency phase): what a new group must read. */
+const inputTotals = new Map<string, number>();
+
+async function runScenario(plan: Plan, s: Scenario, input: string, runId: string): Promise<Result> {
+  const output = `bench-out-${s.id}-${runId}`;
+  await createTopics(plan.bootstrap, [output], PARTITIONS);
+  const before = inputTotals.get(input)!;
+  const prefix = `L${s.id}-`;
+  const reader = new OutputReader(plan.bootstrap, output, prefix);
+  const child = spawnWorker({
+    bootstrap: plan.bootstrap,
+    input,
+    output,
+    group: `bench-${s.id}-${runId}`,
+    mode: s.mode,
+    batchSize: s.batchSize,
+    target: before,
+    producerOverrides: plan.producerOverrides,
+  });
+  try {
+    const caughtUp = await nextMessage(child, 'caught-up', Math.max(180_000, before * 5));
+    // Drain the output before the latency phase, so the reader's backlog does not skew latency.
+    await reader.start();
+    if (!(await reader.pump(() => reader.seen.size >= before, 120_000)))
+      log(`  reader saw only ${reader.seen.size} of ${before} records`);
+    const p = benchProducer(plan.bootstrap, 0);
+    await p.connect(30_000);
+    inputTotals.set(input, before + plan.latencyRecords);
+    const [, complete] = await Promise.all([
+      produceAtRate(p, input, prefix, s.recordBytes, plan.latencyRecords, plan.latencyRate),
+      reader.pump(() => reader.latencyMs.length >= plan.latencyRecords, 60_000 + plan.latencyRecords, 1),
+    ]);
+    if (!complete) log(`  only ${reader.latencyMs.length} of ${plan.latencyRecords} latency records arrived`);
+    await p.close(10_000);
+    // A little longer, so duplicates beyond the expected count show up.
+    await reader.pump(() => false, 1_000);
+    child.send({ type: 'stop' });
+    const final = await nextMessage(child, 'final', 60_000);
+    const expected = before + plan.latencyRecords;
+    const missing = expected - reader.seen.size;
+    const seconds = caughtUp.elapsedMs / 1_000;
+    return {
+      ...s,
+      records: before,
+      seconds,
+      recordsPerSec: before / seconds,
+      mbPerSec: (before * s.recordBytes) / seconds / 1e6,
+      startupMs: caughtUp.startupMs,
+      e2eP50Ms: percentile(reader.latencyMs, 50),
+      e2eP99Ms: percentile(reader.latencyMs, 99),
+      commitP50Ms: percentile(caughtUp.commitMs, 50),
+      commitP99Ms: percentile(caughtUp.commitMs, 99),
+      commits: final.commits,
+      maxRssMb: final.maxRssBytes / 2 ** 20,
+      duplicates: reader.duplicates,
+      missing,
+      ok: missing === 0 && (s.mode === 'at-least-once' || reader.duplicates === 0),
+    };
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await reader.close();
+    const admin = createAdmin(plan.bootstrap);
+    await admin.deleteTopics([output]).catch(() => undefined);
+    admin.close();
+  }
+}
+
+function percentile(xs: readonly number[], p: number): number {
+  if (xs.length === 0) return NaN;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function table(results: Result[]): string {
+  const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+  const rows = results.map((r) =>
+    [
+      r.mode,
+      `${r.recordBytes} B`,
+      r.batchSize,
+      r.records,
+      f(r.recordsPerSec),
+      f(r.mbPerSec, 1),
+      f(r.e2eP50Ms, 1),
+      f(r.e2eP99Ms, 1),
+      f(r.commitP50Ms, 1),
+      f(r.commitP99Ms, 1),
+      f(r.maxRssMb),
+      r.ok ? 'ok' : `FAIL (${r.missing} missing, ${r.duplicates} dup)`,
+    ].join(' | '),
+  );
+  return [
+    '| mode | record | batch | records | records/s | MB/s | e2e p50 ms | e2e p99 ms | commit p50 ms | commit p99 ms | max RSS MB | output check |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r} |`),
+  ].join('\n');
+}
+
+function log(msg: string): void {
+  process.stderr.write(`[bench] ${msg}\n`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      records: { type: 'string' },
+      'keep-broker': { type: 'boolean', default: false },
+      port: { type: 'string', default: process.env.HAMSTRING_BENCH_KAFKA_PORT ?? '49092' },
+      'producer-override': { type: 'string', multiple: true, default: [] },
+      worker: { type: 'boolean', default: false },
+    },
+  });
+  if (values.worker) return runChild(JSON.parse(process.env.HAMSTRING_BENCH_CHILD!) as ChildConfig);
+
+  const records = Number(values.records ?? (values.quick ? 20_000 : 200_000));
+  const latencySeconds = values.quick ? 4 : 15;
+  const latencyRate = values.quick ? 500 : 1_000;
+  const producerOverrides = Object.fromEntries(
+    values['producer-override'].map((kv) => {
+      const eq = kv.indexOf('=');
+      if (eq <= 0) throw new Error(`--producer-override wants key=value, got ${kv}`);
+      return [kv.slice(0, eq), kv.slice(eq + 1)];
+    }),
+  );
+  const broker = await obtainBroker(Number(values.port), values['keep-broker']);
+  const plan: Plan = {
+    bootstrap: broker.bootstrap,
+    records,
+    latencyRate,
+    latencyRecords: latencySeconds * latencyRate,
+    producerOverrides,
+  };
+  const runId = Date.now().toString(36);
+  const inputs = new Map(RECORD_SIZES.map((size) => [size, `bench-in-${size}-${runId}`]));
+  const results: Result[] = [];
+  const t0 = Date.now();
+  try {
+    await createTopics(plan.bootstrap, [...inputs.values()], PARTITIONS);
+    for (const [size, topic] of inputs) {
+      log(`seeding ${records} records of ${size} B into ${topic}`);
+      await seedInput(plan.bootstrap, topic, records, size);
+      inputTotals.set(topic, records);
+    }
+    for (const recordBytes of RECORD_SIZES)
+      for (const batchSize of BATCH_SIZES)
+        for (const mode of MODES) {
+          const s: Scenario = {
+            id: `${mode === 'exactly-once' ? 'eos' : 'alo'}-${recordBytes}-${batchSize}`,
+            mode,
+            recordBytes,
+            batchSize,
+          };
+          log(`scenario ${s.id}`);
+          const r = await runScenario(plan, s, inputs.get(recordBytes)!, runId);
+          log(
+            `  ${r.recordsPerSec.toFixed(0)} records/s, commit p50 ${r.commitP50Ms.toFixed(1)} ms, e2e p99 ${r.e2eP99Ms.toFixed(1)} ms, RSS ${r.maxRssMb.toFixed(0)} MB`,
+          );
+          results.push(r);
+        }
+  } finally {
+    const admin = createAdmin(plan.bootstrap);
+    await admin.deleteTopics([...inputs.values()]).catch(() => undefined);
+    admin.close();
+    await broker.release();
+  }
+
+  const at500 = (mode: Mode, size: number) =>
+    results.find((r) => r.mode === mode && r.recordBytes === size && r.batchSize === 500)!.recordsPerSec;
+  const ratios = Object.fromEntries(
+    RECORD_SIZES.map((size) => [`${size}B`, at500('exactly-once', size) / at500('at-least-once', size)]),
+  );
+  const maxRssMb = Math.max(...results.map((r) => r.maxRssMb));
+  const minRatio = Math.min(...Object.values(ratios));
+  process.stdout.write(`${table(results)}\n\n`);
+  process.stdout.write(
+    `exactly-once / at-least-once throughput at batch 500: ${Object.entries(ratios)
+      .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+      .join(', ')} (target >= 0.8: ${minRatio >= 0.8 ? 'met' : 'NOT met'})\n`,
+  );
+  process.stdout.write(
+    `max worker RSS: ${maxRssMb.toFixed(0)} MB (target < 200 MB: ${maxRssMb < 200 ? 'met' : 'NOT met'})\n`,
+  );
+  process.stdout.write(`wall time: ${((Date.now() - t0) / 1000).toFixed(0)} s\n\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      bench: 'runtime',
+      quick: values.quick,
+      producerOverrides,
+      records,
+      partitions: PARTITIONS,
+      latency: { ratePerSec: latencyRate, records: plan.latencyRecords },
+      results,
+      eosAloRatioBatch500: ratios,
+      maxRssMb,
+      targets: { ratioMet: minRatio >= 0.8, rssMet: maxRssMb < 200 },
+    })}\n`,
+  );
+  if (results.some((r) => !r.ok)) process.exitCode = 1;
+}
+
+await main();

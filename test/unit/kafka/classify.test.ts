@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { classifyKafkaError, syntheticKafkaError } from '../../../src/kafka/classify.ts';
+import { code } from '../../../src/kafka/error-codes.ts';
+import { KafkaError, type ErrorKind, type KafkaOperation } from '../../../src/kafka/kafka-error.ts';
+
+/** An error as the librdkafka binding reports it. */
+function raw(
+  name: string,
+  flags: { isFatal?: boolean; isRetriable?: boolean; isTxnRequiresAbort?: boolean } = {},
+) {
+  return { code: code(name), message: `broker said ${name}`, ...flags };
+}
+
+const TABLE: Record<Exclude<ErrorKind, 'abortable' | 'retriable' | 'other'>, string[]> = {
+  membership: [
+    'UNKNOWN_MEMBER_ID',
+    'ILLEGAL_GENERATION',
+    'REBALANCE_IN_PROGRESS',
+    'FENCED_INSTANCE_ID',
+    '_MAX_POLL_EXCEEDED',
+    'FENCED_MEMBER_EPOCH',
+    'STALE_MEMBER_EPOCH',
+  ],
+  transport: ['_TIMED_OUT', '_MSG_TIMED_OUT', '_TRANSPORT', '_RESOLVE', '_ALL_BROKERS_DOWN'],
+  fenced: ['_FENCED', 'PRODUCER_FENCED', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED'],
+  fatal: ['_FATAL'],
+  config: ['_INVALID_ARG', '_UNKNOWN_TOPIC'],
+};
+
+describe('classifyKafkaError', () => {
+  for (const [kind, names] of Object.entries(TABLE)) {
+    for (const name of names) {
+      it(`maps ${name} to ${kind}`, () => {
+        const err = classifyKafkaError(raw(name), 'consume');
+        assert.ok(err instanceof KafkaError);
+        assert.equal(err.kind, kind);
+        assert.equal(err.code, code(name));
+        assert.equal(err.codeName, name);
+        assert.equal(err.operation, 'consume');
+      });
+    }
+  }
+
+  for (const op of ['commit-transaction', 'init-transactions', 'send-offsets'] as KafkaOperation[]) {
+    it(`maps a retriable error on ${op} to retriable (retried in place)`, () => {
+      const err = classifyKafkaError(raw('COORDINATOR_NOT_AVAILABLE', { isRetriable: true }), op);
+      assert.equal(err.kind, 'retriable');
+      assert.equal(err.flags.retriable, true);
+    });
+  }
+
+  it('maps a retriable timeout of a transactional call to retriable, not transport', () => {
+    // The producer's JS guard reports a call that never answered exactly like this.
+    assert.equal(
+      classifyKafkaError(raw('_TIMED_OUT', { isRetriable: true }), 'commit-transaction').kind,
+      'retriable',
+    );
+    assert.equal(classifyKafkaError(raw('_TIMED_OUT', { isRetriable: true }), 'consume').kind, 'transport');
+  });
+
+  it('maps an error flagged txnRequiresAbort to abortable', () => {
+    const err = classifyKafkaError(raw('CONCURRENT_TRANSACTIONS', { isTxnRequiresAbort: true }), 'produce');
+    assert.equal(err.kind, 'abortable');
+    assert.equal(err.flags.txnRequiresAbort, true);
+  });
+
+  it('maps any other error flagged fatal to fatal', () => {
+    const err = classifyKafkaError(raw('_STATE', { isFatal: true }), 'commit-transaction');
+    assert.equal(err.kind, 'fatal');
+    assert.equal(err.flags.fatal, true);
+  });
+
+  it('fenced beats fatal, txnRequiresAbort and retriable: a fenced producer is a zombie', () => {
+    const flags = { isFatal: true, isTxnRequiresAbort: true, isRetriable: true };
+    assert.equal(classifyKafkaError(raw('PRODUCER_FENCED', flags), 'commit-transaction').kind, 'fenced');
+  });
+
+  it('treats INVALID_PRODUCER_EPOCH flagged abortable as abortable, not a fence (KIP-360 epoch bump)', () => {
+    const abortable = raw('INVALID_PRODUCER_EPOCH', { isTxnRequiresAbort: true });
+    assert.equal(classifyKafkaError(abortable, 'commit-transaction').kind, 'abortable');
+    assert.equal(
+      classifyKafkaError(raw('INVALID_PRODUCER_EPOCH', { isFatal: true }), 'produce').kind,
+      'fatal',
+    );
+  });
+
+  it('keeps ILLEGAL_GENERATION on send-offsets membership although librdkafka flags it abortable', () => {
+    const err = classifyKafkaError(raw('ILLEGAL_GENERATION', { isTxnRequiresAbort: true }), 'send-offsets');
+    assert.equal(err.kind, 'membership');
+    assert.equal(err.flags.txnRequiresAbort, true);
+  });
+
+  it('keeps UNKNOWN_MEMBER_ID membership when also flagged retriable', () => {
+    const err = classifyKafkaError(raw('UNKNOWN_MEMBER_ID', { isRetriable: true }), 'commit-offsets');
+    assert.equal(err.kind, 'membership');
+  });
+
+  it('maps a retriable error of another operation to retriable, an unflagged unknown code to other', () => {
+    assert.equal(
+      classifyKafkaError(raw('NOT_COORDINATOR', { isRetriable: true }), 'produce').kind,
+      'retriable',
+    );
+    assert.equal(classifyKafkaError(raw('NOT_COORDINATOR'), 'produce').kind, 'other');
+  });
+
+  it('classifies an error only once: a KafkaError passes through unchanged', () => {
+    const first = classifyKafkaError(raw('_TRANSPORT'), 'consume');
+    assert.equal(classifyKafkaError(first, 'commit-transaction'), first);
+    assert.equal(first.operation, 'consume');
+  });
+
+  it('maps something that is not a client error to other with code _FAIL', () => {
+    const plain = classifyKafkaError(new TypeError('undefined is not a function'), 'client');
+    assert.equal(plain.kind, 'other');
+    assert.equal(plain.codeName, '_FAIL');
+    assert.equal(plain.message, 'undefined is not a function');
+    const str = classifyKafkaError('weird', 'client');
+    assert.equal(str.kind, 'other');
+    assert.equal(str.message, 'weird');
+  });
+
+  it('builds synthetic errors for fault injection through the same mapping', () => {
+    const err = syntheticKafkaError('REBALANCE_IN_PROGRESS', 'send-offsets', { isTxnRequiresAbort: true });
+    assert.equal(err.kind, 'membership');
+    assert.equal(err.message, 'injected REBALANCE_IN_PROGRESS');
+    assert.throws(() => syntheticKafkaError('NO_SUCH_CODE', 'consume'), /unknown librdkafka error name/);
+  });
+
+  it('logs kind, code name, operation and flags', () => {
+    const err = classifyKafkaError(raw('_MAX_POLL_EXCEEDED'), 'consume');
+    assert.deepEqual(err.toLog(), {
+      kind: 'membership',
+      code: '_MAX_POLL_EXCEEDED',
+      operation: 'consume',
+      message: 'broker said _MAX_POLL_EXCEEDED',
+      fatal: false,
+      retriable: false,
+      txnRequiresAbort: false,
+    });
+  });
+});
