@@ -6,6 +6,7 @@
  */
 import { TransactionalWorker } from '../../src/runtime/transactional-worker.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { hostWorkers } from '../../src/runtime/worker-host.ts';
 import { passThroughStage, testKafkaOptions } from './pipeline-harness.ts';
 import { NonRetryableError } from '../../src/runtime/stage.ts';
 import { KafkaAttemptStore } from '../../src/runtime/delivery-attempts/kafka-attempt-store.ts';
@@ -67,6 +68,10 @@ const worker = new TransactionalWorker({
     },
   },
 });
-process.on('SIGTERM', () => void worker.stop().then(() => process.exit(0)));
-await worker.start();
-await worker.done();
+const host = await hostWorkers({
+  workers: [worker],
+  log: createLogger({}, 2),
+  healthPort: Number(env('HEALTH_PORT', '0')),
+});
+if (host.healthPort !== undefined) process.stdout.write(`HEALTH ${host.healthPort}\n`);
+process.exitCode = (await host.done) ? 1 : 0;

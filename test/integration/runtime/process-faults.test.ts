@@ -60,6 +60,40 @@ describe('worker process faults', () => {
     second.child.kill('SIGTERM');
   });
 
+  test('SIGTERM mid-load: health answers while running, the worker leaves cleanly (exit 0), a restart continues exactly once', async () => {
+    const input = uniqueTopic('term-in');
+    const output = uniqueTopic('term-out');
+    const group = uniqueGroup('term');
+    await createTopics(bootstrap, [input, output], 3);
+    await seed(bootstrap, input, 0, 3_000);
+    const env = {
+      BOOTSTRAP: bootstrap,
+      INPUT: input,
+      OUTPUT: output,
+      GROUP: group,
+      INSTANCE: '0',
+      BATCH_SIZE: '20',
+    };
+    const first = spawnWorker({ ...env, HEALTH_PORT: String(30_000 + (process.pid % 20_000)) });
+    await waitFor(() => first.lines.some((l) => l.includes('"committed":3')), {
+      timeoutMs: 60_000,
+      message: 'worker commits',
+    });
+    const port = Number(first.lines.find((l) => l.startsWith('HEALTH '))?.split(' ')[1]);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    assert.equal(ready.status, 200);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    assert.match(metrics, /hamstring_worker_transactions_committed_total\{[^}]*\} [1-9]/);
+    const stoppedAt = Date.now();
+    first.child.kill('SIGTERM');
+    const code = await new Promise<number | null>((r) => first.child.once('exit', (c) => r(c)));
+    assert.equal(code, 0);
+    assert.ok(Date.now() - stoppedAt < 20_000, 'graceful stop is bounded');
+    const second = spawnWorker(env);
+    await assertExactlyOnce(bootstrap, { input, output, group, expected: 3_000, timeoutMs: 120_000 });
+    second.child.kill('SIGTERM');
+  });
+
   test('two instances with the same transactional id: the zombie is fenced and stops, exactly once holds', async () => {
     const input = uniqueTopic('zombie-in');
     const output = uniqueTopic('zombie-out');
