@@ -126,7 +126,17 @@ function runTests(args: string[]): Promise<number> {
   return new Promise((resolve) => {
     tests = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=600000', ...args],
+      // --test-force-exit: a file whose tests are done must not hang on a native Kafka handle whose
+      // close timed out during a broker outage (the client is abandoned, its thread lives on).
+      [
+        '--import',
+        'tsx',
+        '--test',
+        '--test-force-exit',
+        '--test-concurrency=1',
+        '--test-timeout=600000',
+        ...args,
+      ],
       {
         cwd: projectRoot,
         stdio: 'inherit',
