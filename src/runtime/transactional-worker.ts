@@ -94,6 +94,7 @@ export class TransactionalWorker {
   readonly #retries = new Map<string, { partition: TopicPartition; offset: number; until: number }>();
   #lastCommitAt: number | undefined;
   #lastLoopAt: number;
+  #lagSampledAt = 0;
   #commits = 0;
   #failure: string | undefined;
   #loop: Promise<void> | undefined;
@@ -288,10 +289,8 @@ export class TransactionalWorker {
     this.#throwPending();
     // A partition waiting for a retry is rewound when its back-off ends; anything it delivers is early.
     const fetched = this.#holdEarlyRetries(all.filter((r) => !this.#retries.has(tpKey(r))));
-    if (fetched.length === 0) {
-      this.#sampleLag();
-      return;
-    }
+    this.#sampleLag();
+    if (fetched.length === 0) return;
     this.metrics.batchSize.observe(fetched.length);
     this.metrics.records.inc({ direction: 'in' }, fetched.length);
     this.#alerts.consumed(fetched.length);
@@ -790,7 +789,10 @@ export class TransactionalWorker {
   }
 
   #sampleLag(): void {
-    if (!this.#session.hasConsumer) return;
+    // Once a second is plenty for the gauge and the alert window, and keeps the hot path cheap.
+    const now = this.#clock.now();
+    if (!this.#session.hasConsumer || now - this.#lagSampledAt < 1_000) return;
+    this.#lagSampledAt = now;
     const lag = this.#session.consumer.lag();
     if (lag !== undefined) {
       this.metrics.lag.set(lag);

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
+import { ThreadPool } from '../../../src/runtime/thread-pool.ts';
 import type { Stage } from '../../../src/runtime/stage.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { uniqueTopic, uniqueGroup } from '../../helpers/names.ts';
@@ -77,6 +78,37 @@ describe('membership under long work', () => {
     const epochs = await w.metrics.epochChanges.get();
     const assigns = epochs.values.find((v) => v.labels.cause === 'assign')?.value ?? 0;
     assert.equal(assigns, 1, 'one assignment, never rebalanced');
+  });
+
+  test('CPU-bound work in a ThreadPool for twice max.poll.interval never costs the membership', async () => {
+    const input = uniqueTopic('cpu-in');
+    const output = uniqueTopic('cpu-out');
+    const group = uniqueGroup('cpu');
+    await createTopics(bootstrap, [input, output], 3);
+    await seed(bootstrap, input, 0, 300);
+    const pool = new ThreadPool({ module: new URL('../../support/cpu-task.ts', import.meta.url), size: 1 });
+    const stage = slowFirstBatch(input, output, group, async (signal) => {
+      await pool.run<number, number>(MAX_POLL * 2, signal);
+    });
+    const w = new TransactionalWorker({
+      stage,
+      instanceId: '0',
+      mode: 'exactly-once',
+      kafka: testKafkaOptions(bootstrap, { maxPollIntervalMs: MAX_POLL, sessionTimeoutMs: 6_000 }),
+      batch: { size: 50, timeoutMs: 50 },
+      log: silentLogger(),
+    });
+    running.push(w);
+    await w.start();
+    try {
+      await assertExactlyOnce(bootstrap, { input, output, group, expected: 300 });
+      const epochs = await w.metrics.epochChanges.get();
+      assert.equal(epochs.values.find((v) => v.labels.cause === 'assign')?.value, 1, 'never rebalanced');
+      assert.equal((await w.metrics.maxPollExceeded.get()).values[0]?.value ?? 0, 0);
+      assert.equal((await w.metrics.staleBatches.get()).values[0]?.value ?? 0, 0);
+    } finally {
+      await pool.close();
+    }
   });
 
   test('a batch that blocks the event loop past max.poll.interval recovers through the membership path', async () => {
