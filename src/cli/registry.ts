@@ -68,4 +68,8 @@ export const commands: Record<string, CommandEntry> = {
     summary: 'kill -9 the local ClickHouse server',
     load: async () => (await import('./commands/dev-clickhouse.ts')).clickHouseCommand('kill'),
   },
+  'monitoring run': {
+    summary: 'run the monitoring agent (clickhouse_* topics -> ClickHouse) until SIGTERM/SIGINT',
+    load: async () => (await import('./commands/monitoring.ts')).monitoringRunCommand,
+  },
 };

@@ -5,7 +5,7 @@ import { createLogger, type Logger } from '../observability/logger.ts';
 import { exponentialBackOff, type BackOff } from '../runtime/backoff.ts';
 import { systemClock, type Clock } from '../runtime/clock.ts';
 import { TransactionalWorker } from '../runtime/transactional-worker.ts';
-import type { KafkaClientFactory, WorkerKafkaOptions } from '../runtime/worker-options.ts';
+import type { KafkaClientFactory, WorkerHooks, WorkerKafkaOptions } from '../runtime/worker-options.ts';
 import {
   ClickHouseConnection,
   errorText,
@@ -29,7 +29,7 @@ export interface MonitoringAgentOptions {
   deadLetterTopic?: string;
   /** Default `default`. */
   database?: string;
-  /** Default: the twelve HAMSTRING tables. */
+  /** Default: every monitoring table (TABLES). */
   tables?: readonly TableDef[];
   /** Default `http://<clickhouse_server.hostname>:<port>`. */
   clickhouseUrl?: string;
@@ -40,6 +40,8 @@ export interface MonitoringAgentOptions {
   /** Back-off of the ClickHouse reconnect loop. */
   reconnectBackOff?: BackOff;
   hooks?: SinkHooks;
+  /** Hooks of the agent's worker (at least once: `beforeCommit` runs after every insert of the batch, before its offsets commit). */
+  workerHooks?: WorkerHooks;
   clients?: KafkaClientFactory;
   clock?: Clock;
   /** Aborts a start that still waits for ClickHouse. */
@@ -220,6 +222,7 @@ class Agent implements MonitoringAgent {
       log: this.#log,
       clock: this.#clock,
       ...(this.o.clients ? { clients: this.o.clients } : {}),
+      ...(this.o.workerHooks ? { hooks: this.o.workerHooks } : {}),
     });
     this.#worker = worker;
     await worker.start();

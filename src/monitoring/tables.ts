@@ -56,8 +56,8 @@ const c = <N extends string, K extends ColumnKind>(name: N, kind: K): { name: N;
 });
 
 /**
- * HAMSTRING's twelve monitoring tables (payload columns, identity excluded), after the Python
- * system's tables so that its dashboards stay recognisable. Adding a column here adds it to existing
+ * HAMSTRING's monitoring tables (payload columns, identity excluded): the twelve of the Python
+ * system, so that its dashboards stay recognisable, plus `worker_batches` (the runtime's batches). Adding a column here adds it to existing
  * tables at the next agent start (`ensureTables`); removing or retyping one needs a manual migration.
  */
 export const TABLE_COLUMNS = {
@@ -133,6 +133,31 @@ export const TABLE_COLUMNS = {
     c('parent_batch_row_id', 'Nullable(String)'),
     c('batch_id', 'String'),
   ],
+  /**
+   * The runtime's own per-batch events (not from the Python system): one row per input partition of
+   * a batch. `committed` rows ride the batch's transaction (see `withBatchEvents`), so one exists
+   * exactly when the batch committed; their identity is (input topic, partition, first offset of the
+   * batch there, row_index 0). Events outside a committed transaction (`consumed`, `aborted`,
+   * `recovered`, `stale`) use the identity of `BatchEventEmitter` (see src/runtime/batch-events.ts).
+   */
+  worker_batches: [
+    c('stage', 'String'),
+    c('instance_name', 'String'),
+    c('consumer_group', 'String'),
+    c('event', 'String'),
+    c('epoch', 'Int64'),
+    c('topic', 'String'),
+    c('partition', 'Int32'),
+    c('first_offset', 'Int64'),
+    c('last_offset', 'Int64'),
+    c('records', 'UInt32'),
+    c('batch_partitions', 'UInt32'),
+    c('batch_records', 'UInt32'),
+    c('outputs', 'UInt32'),
+    c('dead_letters', 'UInt32'),
+    c('reason', 'Nullable(String)'),
+    c('timestamp', 'timestamp'),
+  ],
 } as const satisfies Record<string, readonly ColumnDef[]>;
 
 export type TableName = keyof typeof TABLE_COLUMNS;
@@ -145,6 +170,16 @@ export function isTableName(name: string): name is TableName {
 /** Status values of the reference (documentation; the column stays a String so new values need no migration). */
 export const LOGLINE_STATUSES = ['in_process', 'batched', 'filtered_out', 'finished', 'detected'] as const;
 export const BATCH_STATUSES = ['waiting', 'completed', 'in_process', 'finished', 'filtered_out'] as const;
+/** `worker_batches.event` values; also fixes `row_index` of each event type (its position here). */
+export const WORKER_BATCH_EVENTS = [
+  'committed',
+  'consumed',
+  'aborted',
+  'recovered',
+  'stale',
+  'dead_lettered',
+] as const;
+export type WorkerBatchEvent = (typeof WORKER_BATCH_EVENTS)[number];
 
 /** A table: its name and every column, identity first. */
 export interface TableDef {
@@ -223,7 +258,7 @@ const schemas = new Map<string, z.ZodType<Record<string, unknown>>>(
   TABLES.map((t) => [t.name, rowSchema(t)]),
 );
 
-/** Schema of one of the twelve tables (cached). */
+/** Schema of one of the monitoring tables (cached). */
 export function tableRowSchema(name: TableName): z.ZodType<Record<string, unknown>> {
   const s = schemas.get(name);
   if (!s) throw new Error(`unknown monitoring table ${name}`);

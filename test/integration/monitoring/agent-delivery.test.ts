@@ -128,7 +128,7 @@ describe('monitoring agent on real Kafka and ClickHouse', () => {
     });
     try {
       const first = await conn.ensureTables(TABLES, silentLogger());
-      assert.equal(first.created.length, 11, 'the other eleven tables are created');
+      assert.equal(first.created.length, TABLES.length - 1, 'the other tables are created');
       const again = await conn.ensureTables(TABLES, silentLogger());
       assert.deepEqual(again, { created: [], added: [] });
     } finally {

@@ -2,10 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createAdmin } from '../../../src/kafka/admin.ts';
 import type { MonitoringAgent } from '../../../src/monitoring/agent.ts';
 import { testClickHouse, type TestClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
+import { committedMatchesEnd } from '../../support/pipeline-harness.ts';
 import { CapturedLog, counts, monitoringWorld, produce, rows, startAgent, testConfig } from './support.ts';
 
 let bootstrap: string;
@@ -175,6 +177,62 @@ describe('monitoring agent recovery', () => {
     const inserted = (await agent.metrics.rowsInserted.get()).values.reduce((s, v) => s + v.value, 0);
     // The crashed batch's rows were inserted but not committed: the new agent inserts them again.
     assert.ok(before.distinct + inserted > 1_000, `replayed: ${before.distinct} before + ${inserted} after`);
+    const after = await counts(ch.url, world.database, 'batch_timestamps');
+    assert.equal(after.dedup, 1_000);
+    assert.equal(after.distinct, 1_000);
+    await agent.stop();
+  });
+
+  test('an agent killed after every insert of a batch and before its offset commit (beforeCommit hook): the replayed batch collapses', async () => {
+    const world = await monitoringWorld(bootstrap, ['batch_timestamps'], 1);
+    await produce(bootstrap, rows(world, 'batch_timestamps', 0, 1_000));
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./agent-process.ts', import.meta.url))],
+      {
+        env: {
+          ...process.env,
+          BOOTSTRAP: bootstrap,
+          CLICKHOUSE_URL: ch.url,
+          PREFIX: world.prefix,
+          DATABASE: world.database,
+          GROUP: world.group,
+          TABLES: 'batch_timestamps',
+          EXIT_BEFORE_COMMIT: '2',
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    children.push(child);
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    assert.equal(await exited, 137, out);
+    const crashed = /CRASHING before commit 2 \((\d+) records inserted\)/.exec(out);
+    assert.ok(crashed, out);
+    const uncommitted = Number(crashed[1]);
+    const before = await counts(ch.url, world.database, 'batch_timestamps');
+    // The second batch is wholly in ClickHouse, its offsets are not committed.
+    assert.ok(before.distinct >= uncommitted && before.distinct <= 1_000, `${before.distinct} rows before`);
+
+    const agent = await startAgent(testConfig(bootstrap, ch.url), bootstrap, world);
+    agents.push(agent);
+    const admin = createAdmin(bootstrap);
+    try {
+      // Every row was in ClickHouse before the restart; wait for the replay to commit instead.
+      await waitFor(
+        async () => (await committedMatchesEnd(admin, world.group, `${world.prefix}batch_timestamps`)).ok,
+        { timeoutMs: 90_000, message: 'the new agent committed to the end' },
+      );
+    } finally {
+      admin.close();
+    }
+    const inserted = (await agent.metrics.rowsInserted.get()).values.reduce((s, v) => s + v.value, 0);
+    // The new agent starts at the end of the first batch: the uncommitted batch is inserted again.
+    assert.ok(
+      before.distinct + inserted >= 1_000 + uncommitted,
+      `replayed the uncommitted batch: ${before.distinct} before + ${inserted} after, ${uncommitted} uncommitted`,
+    );
     const after = await counts(ch.url, world.database, 'batch_timestamps');
     assert.equal(after.dedup, 1_000);
     assert.equal(after.distinct, 1_000);

@@ -54,7 +54,7 @@ describe('sink decoding', () => {
   });
 
   test('the decoder subscribes one topic per table under the prefix', () => {
-    assert.equal(new RowDecoder(TABLES, 'x_').topics.length, 12);
+    assert.equal(new RowDecoder(TABLES, 'x_').topics.length, 13);
     assert.ok(new RowDecoder(TABLES, 'x_').topics.includes('x_batch_tree'));
   });
 

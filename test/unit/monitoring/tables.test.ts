@@ -15,8 +15,8 @@ import { MonitoringEvents, MonitoringRowError, monitoringEvent } from '../../../
 const identity = { src_topic: 'in', src_partition: 2, src_offset: 41, row_index: 0 };
 
 describe('monitoring table schemas', () => {
-  test('there are the twelve HAMSTRING tables, each starting with the identity columns', () => {
-    assert.equal(TABLE_NAMES.length, 12);
+  test('there are the twelve HAMSTRING tables plus worker_batches, each starting with the identity columns', () => {
+    assert.equal(TABLE_NAMES.length, 13);
     for (const t of TABLES)
       assert.deepEqual(
         t.columns.slice(0, 4).map((c) => c.name),
