@@ -3,7 +3,14 @@ import { createProducer, type ProducerPort } from '../kafka/producer.ts';
 import { MONITORING_TOPIC_PREFIX, monitoringEvent, monitoringTopic } from '../monitoring/events.ts';
 import { WORKER_BATCH_EVENTS, type RowInput, type WorkerBatchEvent } from '../monitoring/tables.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { ProcessResult, Stage, StageContext, StageOutput, StageRecord } from './stage.ts';
+import {
+  BATCH_FINISHED,
+  type ProcessResult,
+  type Stage,
+  type StageContext,
+  type StageOutput,
+  type StageRecord,
+} from './stage.ts';
 import type { CommitInfo, WorkerHooks } from './worker-options.ts';
 
 /**
@@ -277,7 +284,10 @@ export class BatchEventEmitter {
 
   /** Worker hooks: pass as `hooks` (or merge into yours). */
   get hooks(): WorkerHooks {
-    return { afterCommit: (info) => this.committed(info) };
+    return {
+      afterCommit: (info) => this.committed(info),
+      onRecovery: (info) => this.recovered(`${info.kind} ${info.code}: ${info.action}`, info.epoch),
+    };
   }
 
   /**
@@ -295,7 +305,7 @@ export class BatchEventEmitter {
     this.#pieces = [];
   }
 
-  /** Writes a `recovered` row (for a caller that learns of a recovery, e.g. from a future runtime hook). */
+  /** Writes a `recovered` row (the worker's `onRecovery` hook calls it through `hooks`). */
   recovered(reason: string, epoch: number): void {
     this.#emit({ event: 'recovered', epoch, parts: [], outputs: 0, deadLetters: 0, reason, at: this.#now() });
   }
@@ -323,8 +333,8 @@ export class BatchEventEmitter {
       () => {
         const reason: unknown = ctx.signal.reason;
         const text = reason instanceof Error ? reason.message : String(reason);
-        // The runtime ends every batch's signal with 'batch finished'; anything else made it stale.
-        if (ticket.done || text === 'batch finished') return;
+        // The runtime ends every batch's signal with BATCH_FINISHED; anything else made it stale.
+        if (ticket.done || text === BATCH_FINISHED) return;
         ticket.done = true;
         this.#emit({
           event: 'stale',

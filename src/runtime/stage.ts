@@ -77,6 +77,9 @@ export interface ProcessResult {
   failures?: RecordFailure[];
 }
 
+/** The reason `ctx.signal` fires with when the batch ended normally; any other reason means stale. */
+export const BATCH_FINISHED = 'batch finished';
+
 /** What the runtime hands to `process` besides the records. */
 export interface StageContext {
   /**

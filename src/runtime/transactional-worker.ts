@@ -20,6 +20,7 @@ import { createAdmin } from '../kafka/admin.ts';
 import { defaultClients, KafkaSession, RetriesExhausted } from './kafka-session.ts';
 import { planRecovery, type RecoveryAction } from './recovery-plan.ts';
 import {
+  BATCH_FINISHED,
   RecordError,
   type ProcessResult,
   type RecordFailure,
@@ -528,7 +529,7 @@ export class TransactionalWorker {
     } finally {
       clearTimeout(deadline);
       finished = true;
-      controller.abort(new StaleBatch('batch finished'));
+      controller.abort(new StaleBatch(BATCH_FINISHED));
       await keepAlive;
       this.#inFlight = undefined;
       this.metrics.processSeconds.observe((this.#clock.now() - started) / 1000);
@@ -656,6 +657,9 @@ export class TransactionalWorker {
       },
       'kafka: stale batch discarded before any output transaction',
     );
+    this.#observe(() =>
+      this.#hooks.onStale?.({ reason, epoch, currentEpoch: this.#epochs.current, records: records.length }),
+    );
     if (this.#pendingError) return;
     await this.#rewind();
   }
@@ -685,6 +689,9 @@ export class TransactionalWorker {
     this.#txnOpen = false;
     this.metrics.aborts.inc({ reason });
     this.#alerts.aborted();
+    this.#observe(() =>
+      this.#hooks.onAbort?.({ reason, epoch: this.#epochs.current, discardedOutputs: tally.produced }),
+    );
     this.metrics.discardedOutputs.inc(tally.produced);
     try {
       await s.retryInPlace('abort-transaction', () => s.producer.abortTransaction());
@@ -750,6 +757,14 @@ export class TransactionalWorker {
       },
       `kafka: recovering from ${err.codeName} (${err.kind}) by ${action.type}`,
     );
+    this.#observe(() =>
+      this.#hooks.onRecovery?.({
+        kind: err.kind,
+        code: err.codeName,
+        action: action.type,
+        epoch: this.#epochs.current,
+      }),
+    );
     try {
       if (action.type === 'stop') this.#fail(action.reason);
       if (action.type !== 'reconnect') await this.#abort(err.kind);
@@ -778,6 +793,15 @@ export class TransactionalWorker {
       // Recovery itself failed (Kafka went away meanwhile): the transport path covers every case.
       this.log.warn({ err: errorText(inner) }, 'kafka: recovery step failed; reconnecting');
       if (!this.#stopRequested) await this.#session.reconnect();
+    }
+  }
+
+  /** Observer hooks must not break the loop. */
+  #observe(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.log.warn({ err: errorText(e) }, 'worker hook failed');
     }
   }
 

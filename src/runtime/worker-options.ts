@@ -68,7 +68,7 @@ export interface WorkerOptions {
   clock?: Clock;
   log?: Logger;
   clients?: KafkaClientFactory;
-  /** Test hooks: called at points where a crash or fault is interesting. */
+  /** Called at points where recoveries happen or where a crash or fault is interesting (tests). */
   hooks?: WorkerHooks;
 }
 
@@ -80,7 +80,14 @@ export interface CommitInfo {
   deadLetters: number;
 }
 
+/** Where the worker hooks in: observers (batch events, tests). A throwing hook is logged, never fatal. */
 export interface WorkerHooks {
+  /** A transaction was aborted; its outputs are discarded. */
+  onAbort?(info: { reason: string; epoch: number; discardedOutputs: number }): void;
+  /** A recovery ran (error kind, librdkafka code, the action taken). */
+  onRecovery?(info: { kind: string; code: string; action: string; epoch: number }): void;
+  /** A batch was discarded as stale before any output transaction. */
+  onStale?(info: { reason: string; epoch: number; currentEpoch: number; records: number }): void;
   /** Outputs are produced, offsets not yet sent. */
   beforeSendOffsets?(info: CommitInfo): Promise<void> | void;
   /** Offsets sent (or, at least once, outputs flushed), commit not yet called. */
