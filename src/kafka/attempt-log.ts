@@ -1,4 +1,5 @@
 import Kafka from '@confluentinc/kafka-javascript';
+import { toRecord } from './consumer.ts';
 import type { Logger } from '../observability/logger.ts';
 import { classifyKafkaError } from './classify.ts';
 import type { KafkaClientSettings } from './client-config.ts';
@@ -252,15 +253,7 @@ export function createPartitionReader(settings: ReaderSettings, log: Logger): Pa
       return msgs.map((m): FetchedRecord => {
         const k = tpKey(m);
         if ((positions.get(k) ?? -1) < m.offset + 1) positions.set(k, m.offset + 1);
-        return {
-          topic: m.topic,
-          partition: m.partition,
-          offset: m.offset,
-          key: m.key === undefined || m.key === null ? null : Buffer.from(m.key),
-          value: m.value,
-          headers: Object.assign({}, ...(m.headers ?? [])) as Record<string, Buffer>,
-          timestamp: m.timestamp,
-        };
+        return toRecord(m);
       });
     },
     position: (tp) => positions.get(tpKey(tp)),

@@ -50,7 +50,8 @@ const REVOKE = code('_REVOKE_PARTITIONS');
 const OFFSET_BEGINNING = -2;
 const OFFSET_INVALID = -1001;
 
-function toRecord(m: Kafka.Message): FetchedRecord {
+/** A binding message as a FetchedRecord (headers merged into one object, key as bytes). */
+export function toRecord(m: Kafka.Message): FetchedRecord {
   return {
     topic: m.topic,
     partition: m.partition,

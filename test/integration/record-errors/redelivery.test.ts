@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { exited, spawnWorker as spawnChild } from '../../support/spawn-worker.ts';
 import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
 import { DLT_HEADERS } from '../../../src/runtime/dead-letter.ts';
 import { InMemoryAttemptStore } from '../../../src/runtime/delivery-attempts/in-memory-attempt-store.ts';
@@ -45,24 +45,13 @@ describe('bounded redelivery and dead letters under crashes (real broker)', () =
       INSTANCE: '0',
       FAIL_SEQ: '77',
     };
-    const spawnWorker = (extra: Record<string, string>) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/worker-process.ts'], {
-        env: { ...process.env, HAMSTRING_LOG_LEVEL: 'warn', ...env, ...extra },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      children.push(child);
-      const lines: string[] = [];
-      createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
-      return { child, lines };
-    };
+    const spawnWorker = (extra: Record<string, string>) => spawnChild({ ...env, ...extra }, children);
     const first = spawnWorker({ CRASH_BEFORE_COMMIT_WITH_DEAD_LETTER: '1' });
     await waitFor(() => first.lines.includes('CRASHING'), {
       timeoutMs: 60_000,
       message: 'worker dies with a dead letter in its open transaction',
     });
-    if (first.child.exitCode === null && first.child.signalCode === null) {
-      await new Promise((r) => first.child.once('exit', r));
-    }
+    await exited(first.child);
     const second = spawnWorker({});
     const out = await readCommitted(bootstrap, output, 599, 120_000);
     const report = checkExactlyOnce(out, 600);

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
+import { exited, spawnWorker as spawnChild } from '../../support/spawn-worker.ts';
 import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
 import type { Stage } from '../../../src/runtime/stage.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
@@ -20,17 +20,7 @@ after(() => {
   for (const c of children) c.kill('SIGKILL');
 });
 
-/** Starts test/support/worker-process.ts; `lines` collects its stdout lines. */
-function spawnWorker(env: Record<string, string>): { child: ChildProcess; lines: string[] } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/worker-process.ts'], {
-    env: { ...process.env, HAMSTRING_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  const lines: string[] = [];
-  createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
-  return { child, lines };
-}
+const spawnWorker = (env: Record<string, string>) => spawnChild(env, children);
 
 describe('worker process faults', () => {
   test('a worker killed -9 mid-transaction and restarted with the same id loses and doubles nothing', async () => {
@@ -53,7 +43,7 @@ describe('worker process faults', () => {
       message: 'worker holds an open transaction',
     });
     first.child.kill('SIGKILL');
-    await new Promise((r) => first.child.once('exit', r));
+    await exited(first.child);
     const second = spawnWorker(env);
     await assertExactlyOnce(bootstrap, { input, output, group, expected: 1_500, timeoutMs: 120_000 });
     assert.ok(second.lines.some((l) => l.includes('committed')));
