@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Runs the TypeScript sources directly through tsx (a runtime dependency): no build step.
+import './threadpool.js';
 import { register } from 'tsx/esm/api';
 
 register();

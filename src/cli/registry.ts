@@ -68,6 +68,10 @@ export const commands: Record<string, CommandEntry> = {
     summary: 'kill -9 the local ClickHouse server',
     load: async () => (await import('./commands/dev-clickhouse.ts')).clickHouseCommand('kill'),
   },
+  verify: {
+    summary: 'seed, run worker processes under faults, check exactly-once (see docs/verify.md)',
+    load: async () => (await import('./commands/verify.ts')).verifyCommand,
+  },
   'monitoring run': {
     summary: 'run the monitoring agent (clickhouse_* topics -> ClickHouse) until SIGTERM/SIGINT',
     load: async () => (await import('./commands/monitoring.ts')).monitoringRunCommand,

@@ -116,12 +116,19 @@ export function createConsumer(
   let connected = false;
 
   let closed = false;
+  // See producer.ts: a client with a native call still pending is abandoned, never disconnected.
+  let pending = 0;
   const call = <T>(
     op: Parameters<typeof classifyKafkaError>[1],
     fn: (cb: (err: unknown, v: T) => void) => void,
   ) =>
     new Promise<T>((resolve, reject) => {
-      fn((err, v) => (err ? reject(classifyKafkaError(err, op)) : resolve(v)));
+      pending += 1;
+      fn((err, v) => {
+        pending -= 1;
+        if (err) reject(classifyKafkaError(err, op));
+        else resolve(v);
+      });
     });
 
   return {
@@ -199,6 +206,10 @@ export function createConsumer(
       // Disconnecting a consumer that never connected crashes the native binding (segfault).
       if (closed || !connected) return Promise.resolve();
       closed = true;
+      if (pending > 0) {
+        log.error({ pending }, 'kafka: abandoning a consumer whose native call never returned');
+        return Promise.resolve();
+      }
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           log.warn({ timeoutMs }, 'kafka: consumer close timed out; the client is abandoned');

@@ -52,6 +52,10 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
   };
   let generation = 0;
   let closed = false;
+  // Native calls whose callback has not come yet. librdkafka can block forever inside one (seen:
+  // send_offsets_to_transaction after a long broker SIGSTOP); disconnecting then deadlocks against
+  // it and pins libuv threads, so such a producer is abandoned instead (see close()).
+  let pending = 0;
 
   native.on('delivery-report', (err, report) => {
     // Reports of a previous transaction can arrive after a new one began; they belong to the old tally.
@@ -90,7 +94,9 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
           ),
         );
       }, apiTimeoutMs + 2_000);
+      pending += 1;
       fn(apiTimeoutMs, (err) => {
+        pending -= 1;
         if (done) return;
         done = true;
         clearTimeout(guard);
@@ -158,6 +164,13 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
     close(timeoutMs) {
       if (closed) return Promise.resolve();
       closed = true;
+      if (pending > 0) {
+        log.error(
+          { pending },
+          'kafka: abandoning a producer whose native call never returned (disconnecting it would deadlock)',
+        );
+        return Promise.resolve();
+      }
       return new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, timeoutMs);
         try {

@@ -10,7 +10,7 @@ export interface SpawnedWorker {
 /** Starts a pass-through worker process; every child is recorded in `children` for cleanup. */
 export function spawnWorker(env: Record<string, string>, children: ChildProcess[]): SpawnedWorker {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/worker-process.ts'], {
-    env: { ...process.env, HAMSTRING_LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, UV_THREADPOOL_SIZE: '16', HAMSTRING_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);

@@ -67,9 +67,12 @@ describe('bounded redelivery and dead letters under crashes (real broker)', () =
     const input = uniqueTopic('crashpoison-in');
     const output = uniqueTopic('crashpoison-out');
     const group = uniqueGroup('crashpoison');
+    const attempts = uniqueTopic('attempts');
     await createTopics(bootstrap, [input, output, `${input}.DLT`], 2);
+    await createTopics(bootstrap, [attempts], 1);
     await seed(bootstrap, input, 0, 300);
     const env = {
+      ATTEMPTS_TOPIC: attempts,
       BOOTSTRAP: bootstrap,
       INPUT: input,
       OUTPUT: output,
@@ -108,7 +111,7 @@ describe('bounded redelivery and dead letters under crashes (real broker)', () =
       assert.ok(restarts >= 2 && restarts <= 6, `the crash repeated a bounded number of times (${restarts})`);
     } finally {
       stopped = true;
-      current?.kill('SIGTERM');
+      current?.kill('SIGKILL');
       await supervisor;
     }
   });

@@ -67,13 +67,19 @@ describe('broker faults under load (1-node cluster)', () => {
   });
 
   test('the broker killed -9 and restarted during load', async () => {
-    const w = await withLoad('brokerkill', async () => {
+    let commitsAtRestart = 0;
+    const w = await withLoad('brokerkill', async (worker) => {
       const [id] = cluster.nodeIds();
       await cluster.killNode(id!);
       await new Promise((r) => setTimeout(r, 3_000));
       await cluster.startNode(id!);
+      commitsAtRestart = worker.status().committedTransactions;
     });
-    const reconnects = await w.metrics.reconnectAttempts.get();
-    assert.ok((reconnects.values[0]?.value ?? 0) >= 1, 'the worker went through its reconnect loop');
+    // Whether librdkafka rides out a 3 s outage or the worker goes through its reconnect loop depends
+    // on timing; either way it must commit again by itself, and exactly once must hold (withLoad).
+    assert.ok(
+      w.status().committedTransactions > commitsAtRestart,
+      'the worker commits again after the restart',
+    );
   });
 });

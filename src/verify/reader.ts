@@ -1,0 +1,135 @@
+import { createConsumer, type ConsumerPort } from '../kafka/consumer.ts';
+import type { FetchedRecord } from '../kafka/records.ts';
+import { silentLogger } from '../observability/logger.ts';
+import type { SeenRecord } from './check.ts';
+
+const ATTEMPT_HEADER = 'attempt.';
+
+export function toSeen(r: FetchedRecord): SeenRecord {
+  const attempts = Object.entries(r.headers)
+    .filter(([k]) => k.startsWith(ATTEMPT_HEADER))
+    .map(([, v]) => v.toString());
+  return {
+    partition: r.partition,
+    offset: r.offset,
+    key: r.key?.toString() ?? '',
+    seq: Number(r.value?.toString()),
+    attempts,
+  };
+}
+
+function readCommittedConsumer(bootstrap: string, name: string): ConsumerPort {
+  return createConsumer(
+    {
+      bootstrapServers: bootstrap,
+      clientId: name,
+      groupId: `${name}-${process.pid}-${Math.random().toString(36).slice(2)}`,
+      groupProtocol: 'classic',
+      assignmentStrategy: 'range',
+      sessionTimeoutMs: 30_000,
+      heartbeatIntervalMs: 1_000,
+      maxPollIntervalMs: 300_000,
+      isolation: 'read_committed',
+      autoOffsetReset: 'earliest',
+    },
+    { onAssign: () => undefined, onRevoke: () => undefined, onLost: () => undefined },
+    () => undefined,
+    silentLogger(),
+  );
+}
+
+/**
+ * A read_committed reader of the output topic that runs while the faults happen. It never commits
+ * offsets, so a rebalance makes it read from the start again; records are keyed by position, so
+ * such re-reads are not counted as duplicates (the same sequence at two offsets is).
+ */
+export class ConcurrentReader {
+  readonly records = new Map<string, SeenRecord>();
+  /** Consume errors seen (the reader rides through broker faults). */
+  errors = 0;
+  #consumer: ConsumerPort | undefined;
+  #stopped = false;
+  #loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly bootstrap: string,
+    private readonly topic: string,
+  ) {}
+
+  async start(): Promise<void> {
+    this.#consumer = readCommittedConsumer(this.bootstrap, 'verify-concurrent-reader');
+    await this.#consumer.connect(30_000);
+    this.#consumer.subscribe([this.topic]);
+    this.#loop = this.#run(this.#consumer);
+  }
+
+  /** Reads until `expected` distinct positions are in or the deadline passes. */
+  async waitFor(expected: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.records.size >= expected) return true;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return this.records.size >= expected;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#loop;
+    await this.#consumer?.close(10_000);
+  }
+
+  async #run(c: ConsumerPort): Promise<void> {
+    while (!this.#stopped) {
+      try {
+        for (const r of await c.consume(1_000, 200))
+          this.records.set(`${r.partition}@${r.offset}`, toSeen(r));
+      } catch {
+        this.errors += 1;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+}
+
+export interface FinalRead {
+  records: SeenRecord[];
+  /**
+   * Position lag of a read_committed consumer that read everything: 0 when it reached the high
+   * watermark of every partition (LSO == HW: no transaction left open).
+   */
+  lagAtEnd: number | undefined;
+  reachedEnd: boolean;
+}
+
+/**
+ * Reads the topic from the start with read_committed until `expected` records are in and the
+ * consumer's position reached the high watermark (nothing beyond an open transaction), or the
+ * deadline. Keeps reading a little after that, so duplicates beyond `expected` show up.
+ */
+export async function readAllCommitted(
+  bootstrap: string,
+  topic: string,
+  expected: number,
+  timeoutMs: number,
+): Promise<FinalRead> {
+  const c = readCommittedConsumer(bootstrap, 'verify-final-reader');
+  const byPos = new Map<string, SeenRecord>();
+  await c.connect(30_000);
+  c.subscribe([topic]);
+  const deadline = Date.now() + timeoutMs;
+  let settleUntil: number | undefined;
+  let lag: number | undefined;
+  try {
+    while (Date.now() < deadline) {
+      const batch = await c.consume(5_000, 200).catch(() => []);
+      for (const r of batch) byPos.set(`${r.partition}@${r.offset}`, toSeen(r));
+      lag = c.lag();
+      if (byPos.size >= expected && lag === 0) settleUntil ??= Date.now() + 2_000;
+      if (settleUntil !== undefined && Date.now() > settleUntil) break;
+    }
+  } finally {
+    await c.close(10_000);
+  }
+  return { records: [...byPos.values()], lagAtEnd: lag, reachedEnd: lag === 0 };
+}

@@ -1,0 +1,387 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LocalKafkaCluster } from '../dev/kafka-cluster.ts';
+import { createAdmin, type AdminPort } from '../kafka/admin.ts';
+import { createProducer } from '../kafka/producer.ts';
+import { describePartitions } from '../kafka/readiness.ts';
+import { silentLogger } from '../observability/logger.ts';
+import { checkOutput, isExactlyOnce } from './check.ts';
+import { mulberry32 } from './random.ts';
+import { ConcurrentReader, readAllCommitted } from './reader.ts';
+import type { FaultRecord, ScenarioReport } from './report.ts';
+import type { Scenario, ScenarioContext } from './scenario.ts';
+import { WorkerGroup } from './worker-pool.ts';
+
+/** Options of one verification run (shared by every scenario of the run). */
+export interface VerifyRunOptions {
+  bootstrap: string;
+  /** Set when the run started the cluster itself: broker faults need it. */
+  cluster?: LocalKafkaCluster;
+  records: number;
+  workers: number;
+  /** Partitions of every topic. Default 2 per worker, at least 3. */
+  partitions?: number;
+  /** Distinct keys of the seeded records. Default 64. */
+  keys?: number;
+  /** Worker logs and reports go here. */
+  workDir: string;
+  /** Seed of the abort dice and the random soak. */
+  seed?: number;
+  /** Duration of the random soak's fault phase. Default 120 s. */
+  soakMs?: number;
+  /** Deadline for the pipeline to drain after the faults. Default 10 min. */
+  drainTimeoutMs?: number;
+  /** Progress lines. */
+  log?: (line: string) => void;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs one scenario end to end: fresh topics, N seeded records, M worker processes per stage, the
+ * scenario's fault schedule under load, a concurrent read_committed reader, then the drain and the
+ * checks (exactly once for both readers, committed offsets = input high watermarks, a read_committed
+ * consumer reaches the end of every output partition).
+ */
+export async function runScenario(scenario: Scenario, o: VerifyRunOptions): Promise<ScenarioReport> {
+  const log = o.log ?? (() => undefined);
+  const started = Date.now();
+  const runId = `${scenario.name}-${started.toString(36)}`;
+  const partitions = o.partitions ?? Math.max(3, o.workers * 2);
+  const { brokers } = await describePartitions(o.bootstrap, 15_000);
+  const rf = Math.min(3, brokers.length);
+  const input = `verify-${runId}-in`;
+  const mid = scenario.chain ? `verify-${runId}-mid` : undefined;
+  const output = `verify-${runId}-out`;
+  const admin = new AdminHolder(o.bootstrap);
+  const groups: WorkerGroup[] = [];
+  const reader = new ConcurrentReader(o.bootstrap, output);
+  mkdirSync(o.workDir, { recursive: true });
+  try {
+    await admin
+      .current()
+      .createTopics(
+        [input, ...(mid ? [mid] : []), output].map((topic) => ({ topic, partitions, replicationFactor: rf })),
+      );
+    log(`${scenario.name}: seeding ${o.records} records into ${input} (${partitions} partitions, rf ${rf})`);
+    await seedRecords(o.bootstrap, input, o.records, o.keys ?? 64);
+
+    const throughputTarget = o.records / scenario.loadSeconds(o);
+    const batchSize = Math.max(10, Math.min(500, Math.round(throughputTarget / o.workers / 4)));
+    const batchDelayMs = Math.round((batchSize / (throughputTarget / o.workers)) * 1000);
+    const stages = mid
+      ? [
+          { group: `verify-${runId}-a`, from: input, to: mid },
+          { group: `verify-${runId}-b`, from: mid, to: output },
+        ]
+      : [{ group: `verify-${runId}`, from: input, to: output }];
+    for (const s of stages) {
+      groups.push(
+        new WorkerGroup({
+          bootstrap: o.bootstrap,
+          input: s.from,
+          output: s.to,
+          group: s.group,
+          batchSize,
+          batchDelayMs,
+          abortRatio: scenario.abortRatio,
+          seed: o.seed ?? 1,
+          maxPollMs: scenario.maxPollMs ?? 30_000,
+          stallMs: scenario.stallMs ?? 0,
+          logFile: join(o.workDir, `${runId}-${s.group.endsWith('-b') ? 'b' : 'a'}-workers.log`),
+        }),
+      );
+    }
+    await reader.start();
+    for (const g of groups) for (let i = 0; i < o.workers; i += 1) g.start(`w${i}`);
+    log(
+      `${scenario.name}: ${o.workers} worker(s) per stage x ${groups.length} stage(s), batch ${batchSize}, ` +
+        `throttle ${batchDelayMs} ms/batch (~${Math.round(throughputTarget)} rec/s)`,
+    );
+
+    const last = groups[groups.length - 1]!;
+    const faults: FaultRecord[] = [];
+    const ctx: ScenarioContext = {
+      bootstrap: o.bootstrap,
+      cluster: o.cluster,
+      groups,
+      records: o.records,
+      workers: o.workers,
+      random: mulberry32((o.seed ?? 1) * 7919),
+      soakMs: o.soakMs ?? 120_000,
+      log: (line) => log(`${scenario.name}: ${line}`),
+      committed: () => last.committedRecords(),
+      fault: async (kind, target, action, gated = true, worker) => {
+        const injectedAt = Date.now();
+        log(`${scenario.name}: fault ${kind} ${target}`);
+        await action();
+        faults.push({
+          kind,
+          target,
+          injectedAt,
+          restoredAt: Date.now(),
+          gated,
+          ...(worker ? { worker } : {}),
+        });
+      },
+    };
+    // Faults start once the pipeline commits: the baseline throughput needs a few seconds of load.
+    await waitUntil(() => last.committedRecords() > 0, 120_000);
+    await sleep(3_000);
+    await scenario.run(ctx);
+    const faultsDone = Date.now();
+    log(`${scenario.name}: fault schedule done; draining`);
+
+    const drained = await waitDrained(admin, o.bootstrap, o.records, stages, o.drainTimeoutMs ?? 600_000);
+    const concurrentComplete = await reader.waitFor(o.records, 60_000);
+    await Promise.all(groups.map((g) => g.stopAll('SIGTERM')));
+    await reader.stop();
+    const final = await readAllCommitted(o.bootstrap, output, o.records, 120_000);
+
+    const aborted = new Set(groups.flatMap((g) => [...g.abortedAttempts]));
+    const finalVerdict = checkOutput(final.records, o.records, aborted);
+    const concurrentVerdict = checkOutput(reader.records.values(), o.records, aborted);
+    const allCommits = groups.flatMap((g) => g.commits).sort((a, b) => a.at - b.at);
+    for (const f of faults) {
+      const next = allCommits.find((c) => c.at > f.injectedAt);
+      if (next) f.recoveryMs = next.at - f.injectedAt;
+      const w = f.worker;
+      const own =
+        w && allCommits.find((c) => c.at > f.restoredAt && c.group === w.group && c.instance === w.instance);
+      if (own) f.workerRecoveryMs = own.at - f.injectedAt;
+    }
+    const lastCommits = last.commits;
+    const firstFault = faults[0]?.injectedAt;
+    const lastRestore = faults.length > 0 ? Math.max(...faults.map((f) => f.restoredAt)) : undefined;
+    const problems: string[] = [];
+    if (!isExactlyOnce(finalVerdict)) problems.push(`final read: ${verdictText(finalVerdict)}`);
+    if (!isExactlyOnce(concurrentVerdict) || !concurrentComplete)
+      problems.push(`concurrent reader: ${verdictText(concurrentVerdict)}`);
+    if (!drained.ok)
+      problems.push(`committed offsets differ from the input high watermarks: ${drained.detail}`);
+    if (!final.reachedEnd)
+      problems.push(
+        `read_committed consumer stuck ${final.lagAtEnd ?? '?'} before the end (open transaction?)`,
+      );
+    const exits = groups.flatMap((g) =>
+      g.exits.map((e) => ({ group: g.spec.group, instance: e.instance, code: e.code, signal: e.signal })),
+    );
+    const unexpectedExits = exits.filter((e) => e.code !== 0 && e.code !== null);
+    const livenessRestarts = groups.flatMap((g) =>
+      g.livenessRestarts.map((r) => ({ group: g.spec.group, ...r })),
+    );
+    const warnings =
+      livenessRestarts.length > 0
+        ? [
+            `${livenessRestarts.length} worker(s) hung (status().live went false) and were restarted by the ` +
+              `verifier's supervisor: ${livenessRestarts.map((r) => `${r.instance} at +${((r.at - started) / 1000).toFixed(0)} s`).join(', ')}`,
+          ]
+        : [];
+    if (unexpectedExits.length > 0)
+      problems.push(
+        `workers failed: ${unexpectedExits.map((e) => `${e.instance} exit ${e.code}`).join(', ')}`,
+      );
+    const recoveries = faults.flatMap((f) => (f.recoveryMs === undefined ? [] : [f.recoveryMs]));
+    return {
+      scenario: scenario.name,
+      description: scenario.description,
+      ok: problems.length === 0,
+      problems,
+      startedAt: new Date(started).toISOString(),
+      durationMs: Date.now() - started,
+      cluster: `${brokers.length} broker(s) at ${o.bootstrap}`,
+      records: o.records,
+      workers: o.workers,
+      recordsIn: o.records,
+      recordsOut: finalVerdict.received,
+      duplicates: finalVerdict.duplicates,
+      lost: finalVerdict.lost,
+      reordered: finalVerdict.reordered,
+      abortedVisible: finalVerdict.abortedVisible,
+      injectedAborts: aborted.size,
+      commits: allCommits.length,
+      faults,
+      maxRecoveryMs: recoveries.length > 0 ? Math.max(...recoveries) : undefined,
+      maxWorkerRecoveryMs: maxOf(faults.map((f) => f.workerRecoveryMs)),
+      // Without faults "before" is the whole run.
+      throughputBefore: rate(lastCommits, lastCommits[0]?.at, firstFault ?? lastCommits.at(-1)?.at),
+      throughputAfter: rate(
+        lastCommits,
+        lastRestore,
+        Math.min(faultsDone + 30_000, lastCommits.at(-1)?.at ?? 0),
+      ),
+      livenessRestarts,
+      warnings,
+      committedOffsetsMatch: drained.ok,
+      committedOffsetsDetail: drained.detail,
+      noHangingTransaction: final.reachedEnd,
+      final: finalVerdict,
+      concurrent: concurrentVerdict,
+      workerExits: exits,
+      topics: { input, output, ...(mid ? { mid } : {}) },
+    };
+  } finally {
+    for (const g of groups) g.close();
+    await reader.stop().catch(() => undefined);
+    admin.close();
+  }
+}
+
+function maxOf(xs: readonly (number | undefined)[]): number | undefined {
+  const ns = xs.filter((x): x is number => x !== undefined);
+  return ns.length > 0 ? Math.max(...ns) : undefined;
+}
+
+function verdictText(v: ReturnType<typeof checkOutput>): string {
+  return (
+    `${v.received} read, ${v.duplicates} duplicates, ${v.lost} lost, ${v.reordered} reordered, ` +
+    `${v.abortedVisible} from aborted transactions, ${v.unexpected} unexpected ` +
+    `(samples ${JSON.stringify(v.samples)})`
+  );
+}
+
+/** Records per second committed between two instants (undefined when the window is empty). */
+function rate(
+  commits: readonly { at: number; records: number }[],
+  from?: number,
+  to?: number,
+): number | undefined {
+  if (from === undefined || to === undefined || to - from < 1_000) return undefined;
+  const n = commits.filter((c) => c.at > from && c.at <= to).reduce((s, c) => s + c.records, 0);
+  return n / ((to - from) / 1000);
+}
+
+async function waitUntil(cond: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) return false;
+    await sleep(200);
+  }
+  return true;
+}
+
+/**
+ * Waits until every stage group committed its whole input, stage by stage. For the seeded input
+ * (no transactions) that is the high watermark. A stage that reads another stage's transactional
+ * output commits the offset after the last data record, which is one short of the high watermark
+ * (the last offset is a commit marker, a control record a consumer never sees): its target is
+ * therefore the offset after the last committed record, read with read_committed once the stage
+ * before it has drained.
+ */
+async function waitDrained(
+  admin: AdminHolder,
+  bootstrap: string,
+  records: number,
+  stages: readonly { group: string; from: string }[],
+  timeoutMs: number,
+): Promise<{ ok: boolean; detail: string }> {
+  const deadline = Date.now() + timeoutMs;
+  const details: string[] = [];
+  for (const [i, s] of stages.entries()) {
+    let targets: Map<number, number>;
+    if (i === 0) {
+      targets = new Map(
+        (await admin.retry((a) => a.watermarks(s.from), deadline)).map((m) => [m.partition, m.high]),
+      );
+    } else {
+      const read = await readAllCommitted(
+        bootstrap,
+        s.from,
+        records,
+        Math.max(30_000, deadline - Date.now()),
+      );
+      targets = new Map();
+      for (const r of read.records)
+        targets.set(r.partition, Math.max(targets.get(r.partition) ?? 0, r.offset + 1));
+    }
+    const result = await waitCommitted(admin, s, targets, deadline);
+    details.push(`${s.group}: ${result.detail}`);
+    if (!result.ok) return { ok: false, detail: details.join('; ') };
+  }
+  return { ok: true, detail: details.join('; ') };
+}
+
+async function waitCommitted(
+  admin: AdminHolder,
+  s: { group: string; from: string },
+  targets: ReadonlyMap<number, number>,
+  deadline: number,
+): Promise<{ ok: boolean; detail: string }> {
+  let detail = 'not checked';
+  for (;;) {
+    try {
+      const committed = new Map(
+        (await admin.current().groupOffsets(s.group, [s.from])).map((c) => [c.partition, c.offset]),
+      );
+      const bad = [...targets].filter(([p, end]) => committed.get(p) !== end);
+      detail =
+        bad.length === 0
+          ? `every partition of ${s.from} committed up to its end`
+          : bad.map(([p, end]) => `${s.from}[${p}] committed ${committed.get(p)} end ${end}`).join(', ');
+      if (bad.length === 0) return { ok: true, detail };
+    } catch (e) {
+      detail = `admin error: ${e instanceof Error ? e.message : String(e)}`;
+      admin.renew();
+    }
+    if (Date.now() > deadline) return { ok: false, detail };
+    await sleep(2_000);
+  }
+}
+
+/**
+ * An admin client that is replaced after an error: a client whose connection broke while the
+ * broker was stopped (SIGSTOP) can keep failing with _TRANSPORT long after the broker is back.
+ */
+class AdminHolder {
+  #admin: AdminPort;
+  constructor(private readonly bootstrap: string) {
+    this.#admin = createAdmin(bootstrap, 'hamstring-verify');
+  }
+  current(): AdminPort {
+    return this.#admin;
+  }
+  renew(): void {
+    this.#admin.close();
+    this.#admin = createAdmin(this.bootstrap, 'hamstring-verify');
+  }
+  async retry<T>(fn: (a: AdminPort) => Promise<T>, deadline: number): Promise<T> {
+    for (;;) {
+      try {
+        return await fn(this.#admin);
+      } catch (e) {
+        if (Date.now() > deadline) throw e;
+        this.renew();
+        await sleep(2_000);
+      }
+    }
+  }
+  close(): void {
+    this.#admin.close();
+  }
+}
+
+/** Seeds `count` records `<i>` keyed `k-<i % keys>` (idempotent producer, acks=all). */
+async function seedRecords(bootstrap: string, topic: string, count: number, keys: number): Promise<void> {
+  const p = createProducer(
+    {
+      bootstrapServers: bootstrap,
+      clientId: 'verify-seed',
+      transactionTimeoutMs: 60_000,
+      messageTimeoutMs: 120_000,
+      apiTimeoutMs: 30_000,
+    },
+    silentLogger(),
+  );
+  await p.connect(30_000);
+  for (let i = 0; i < count; i += 1) await p.produce({ topic, key: `k-${i % keys}`, value: String(i) });
+  await p.flush(180_000);
+  // Delivery reports reach JavaScript on the next polls after the flush.
+  const deadline = Date.now() + 30_000;
+  while (p.tally().delivered + p.tally().failed < count && Date.now() < deadline) await sleep(100);
+  const t = p.tally();
+  await p.close(10_000);
+  if (t.failed > 0 || t.delivered < count)
+    throw new Error(
+      `seeding ${topic}: ${t.delivered}/${count} delivered, ${t.failed} failed (${t.firstError?.message})`,
+    );
+}

@@ -1,0 +1,44 @@
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { projectRoot } from '../../../src/dev/paths.ts';
+import type { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
+import { runScenario } from '../../../src/verify/run-scenario.ts';
+import { scenarios } from '../../../src/verify/scenarios.ts';
+import { testKafka } from '../../helpers/kafka-fixture.ts';
+
+let bootstrap: string;
+let cluster: LocalKafkaCluster;
+before(async () => {
+  ({ bootstrap, cluster } = await testKafka());
+});
+
+describe('hamstring verify (smoke)', () => {
+  test('5,000 records through 2 worker processes survive kill -9 and SIGTERM rounds, 1-in-3 aborts and a 5 s broker SIGSTOP exactly once', async () => {
+    const smoke = scenarios.find((s) => s.name === 'smoke')!;
+    const report = await runScenario(smoke, {
+      bootstrap,
+      cluster,
+      records: 5_000,
+      workers: 2,
+      workDir: join(projectRoot, 'var', 'verify', 'smoke'),
+      drainTimeoutMs: 180_000,
+      log: process.env.HAMSTRING_VERIFY_VERBOSE ? (l) => process.stderr.write(`${l}\n`) : undefined,
+    });
+    const summary = JSON.stringify({ ...report, final: undefined, concurrent: undefined });
+    assert.equal(report.duplicates, 0, summary);
+    assert.equal(report.lost, 0, summary);
+    assert.equal(report.reordered, 0, summary);
+    assert.equal(report.abortedVisible, 0, summary);
+    assert.equal(report.recordsOut, 5_000, summary);
+    assert.ok(report.injectedAborts > 0, 'the abort hook aborted some transactions');
+    assert.ok(report.faults.filter((f) => f.kind === 'worker-kill-9').length >= 2, summary);
+    assert.ok(report.faults.filter((f) => f.kind === 'worker-sigterm').length >= 2, summary);
+    assert.ok(
+      report.faults.some((f) => f.kind === 'broker-sigstop'),
+      summary,
+    );
+    assert.deepEqual(report.problems, [], summary);
+    assert.ok(report.ok);
+  });
+});
