@@ -2,6 +2,7 @@ import Kafka from '@confluentinc/kafka-javascript';
 import type { Logger } from '../observability/logger.ts';
 import { classifyKafkaError } from './classify.ts';
 import { consumerProperties, type ConsumerSettings } from './client-config.ts';
+import { abandon } from './abandoned-clients.ts';
 import { code } from './error-codes.ts';
 import type { KafkaError } from './kafka-error.ts';
 import type { FetchedRecord, TopicPartition, TopicPartitionOffset } from './records.ts';
@@ -207,6 +208,7 @@ export function createConsumer(
       if (closed || !connected) return Promise.resolve();
       closed = true;
       if (pending > 0) {
+        abandon(native);
         log.error({ pending }, 'kafka: abandoning a consumer whose native call never returned');
         return Promise.resolve();
       }

@@ -2,6 +2,7 @@ import Kafka from '@confluentinc/kafka-javascript';
 import type { Logger } from '../observability/logger.ts';
 import { classifyKafkaError } from './classify.ts';
 import { producerProperties, type ProducerSettings } from './client-config.ts';
+import { abandon } from './abandoned-clients.ts';
 import { code } from './error-codes.ts';
 import { KafkaError, type KafkaOperation } from './kafka-error.ts';
 import type { GroupMetadataSource } from './consumer.ts';
@@ -165,6 +166,7 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
       if (closed) return Promise.resolve();
       closed = true;
       if (pending > 0) {
+        abandon(native);
         log.error(
           { pending },
           'kafka: abandoning a producer whose native call never returned (disconnecting it would deadlock)',
