@@ -1,30 +1,13 @@
 import { createAdmin, type AdminPort } from '../../src/kafka/admin.ts';
+import { verifyKafkaOptions } from '../../src/verify/settings.ts';
 import { createConsumer } from '../../src/kafka/consumer.ts';
 import { createProducer } from '../../src/kafka/producer.ts';
 import type { FetchedRecord } from '../../src/kafka/records.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import type { Stage } from '../../src/runtime/stage.ts';
-import type { WorkerKafkaOptions } from '../../src/runtime/worker-options.ts';
 
-/** Worker Kafka options for tests: short timeouts so faults resolve quickly. */
-export function testKafkaOptions(
-  bootstrapServers: string,
-  over: Partial<WorkerKafkaOptions> = {},
-): WorkerKafkaOptions {
-  return {
-    bootstrapServers,
-    groupProtocol: 'classic',
-    assignmentStrategy: 'cooperative-sticky',
-    sessionTimeoutMs: 6_000,
-    heartbeatIntervalMs: 1_000,
-    maxPollIntervalMs: 30_000,
-    transactionTimeoutMs: 30_000,
-    messageTimeoutMs: 20_000,
-    apiTimeoutMs: 10_000,
-    commitRetryTimeoutMs: 10_000,
-    ...over,
-  };
-}
+/** Worker Kafka options for tests: the verifier's short timeouts, so faults resolve quickly. */
+export const testKafkaOptions = verifyKafkaOptions;
 
 /** Copies every input record to `out` unchanged (key, value, partition by key). */
 export function passThroughStage(input: string, out: string, name = 'test.passthrough'): Stage {
