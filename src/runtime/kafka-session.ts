@@ -45,6 +45,8 @@ export interface SessionDeps {
 export class KafkaSession {
   #producer: ProducerPort | undefined;
   #consumer: ConsumerPort | undefined;
+  /** The consumer being connected, before it becomes `#consumer`. */
+  #starting: ConsumerPort | undefined;
   #consumerSeq = 0;
 
   constructor(private readonly d: SessionDeps) {}
@@ -127,7 +129,11 @@ export class KafkaSession {
     this.#consumerSeq += 1;
     const epochs = this.d.epochs;
     epochs.reset();
-    const consumer = this.d.clients.consumer(
+    // A replaced consumer can still deliver rebalance callbacks: a close that timed out finishes
+    // later (its lost/revoke arrives after the new member's assign), and an abandoned client may be
+    // polled once more. Only the current member may change the worker's assignment.
+    const current = () => this.#consumer === consumer || this.#starting === consumer;
+    const consumer: ConsumerPort = this.d.clients.consumer(
       {
         bootstrapServers: k.bootstrapServers,
         clientId: `${this.d.clientId}-consumer-${this.#consumerSeq}`,
@@ -142,12 +148,17 @@ export class KafkaSession {
         overrides: k.consumerOverrides,
       },
       {
-        onAssign: (tps) => epochs.assign(tps),
+        onAssign: (tps) => {
+          if (current()) epochs.assign(tps);
+          else this.#ignored('assign', tps.length);
+        },
         onRevoke: (tps) => {
+          if (!current()) return this.#ignored('revoke', tps.length);
           epochs.revoke(tps);
           this.d.onRevokeOrLost('revoke');
         },
         onLost: (tps) => {
+          if (!current()) return this.#ignored('lost', tps.length);
           epochs.lost(tps);
           this.d.onRevokeOrLost('lost');
         },
@@ -157,14 +168,24 @@ export class KafkaSession {
       },
       this.d.log,
     );
+    this.#starting = consumer;
     try {
       await consumer.connect(k.apiTimeoutMs);
       consumer.subscribe(this.d.topics);
     } catch (e) {
+      this.#starting = undefined;
       await consumer.close(1_000);
       throw e;
     }
+    this.#starting = undefined;
     this.#consumer = consumer;
+  }
+
+  #ignored(event: string, partitions: number): void {
+    this.d.log.info(
+      { event: 'stale-rebalance', rebalance: event, partitions },
+      'kafka: rebalance callback of a replaced consumer ignored',
+    );
   }
 
   /** Closing leaves the group generation; the seed's step 3. */

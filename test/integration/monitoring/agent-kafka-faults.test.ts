@@ -62,7 +62,7 @@ describe('monitoring agent under Kafka faults and group changes', () => {
     await waitFor(() => agent.worker.status().ready && agent.worker.status().state === 'running', {
       timeoutMs: 60_000,
       message: 'the agent consumes again without a restart',
-      observe: () => ({ status: agent.worker.status(), log: log.messages().slice(-5) }),
+      observe: () => ({ status: agent.worker.status(), log: log.messages().slice(-15) }),
     });
     // New rows after the freeze. A record the test producer reports as timed out may still have been
     // written; producing the chunk again is harmless: the same identities collapse in ClickHouse.
@@ -72,7 +72,7 @@ describe('monitoring agent under Kafka faults and group changes', () => {
     await waitFor(async () => (await counts(chUrl, world.database, 'logline_to_batches')).dedup === 3_500, {
       timeoutMs: 120_000,
       message: 'all 3500 rows after the broker resumed',
-      observe: () => ({ status: agent.worker.status(), log: log.messages().slice(-5) }),
+      observe: () => ({ status: agent.worker.status(), log: log.messages().slice(-15) }),
     });
     const c = await counts(chUrl, world.database, 'logline_to_batches');
     assert.equal(c.dedup, 3_500);
