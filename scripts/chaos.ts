@@ -35,6 +35,7 @@ const PHASES: { local: 1 | 3; scenarios: string[] }[] = [
       'worker-stall',
       'scale',
       'broker-sigstop',
+      'network-cut',
     ],
   },
   { local: 3, scenarios: ['broker-restart', 'broker-bounce', 'soak'] },

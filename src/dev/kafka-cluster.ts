@@ -6,6 +6,7 @@ import {
   bootstrapServersOf,
   generateClusterId,
   kafkaNodeAddresses,
+  namespaceBootstrapOf,
   renderLog4j2Config,
   renderServerProperties,
   type ClusterSize,
@@ -48,6 +49,11 @@ export interface KafkaClusterOptions {
   heapMb?: number;
   /** Extra server.properties entries, applied last (they win over the generated ones). */
   brokerOverrides?: Record<string, string>;
+  /**
+   * Adds a listener on this host address (port brokerPort + 2 of each node) for clients in a
+   * network namespace (NetworkNamespace.hostAddress); see {@link namespaceBootstrap}.
+   */
+  namespaceListenerHost?: string;
   /** Deadline for the cluster to become ready. Default 180 s. */
   readyTimeoutMs?: number;
 }
@@ -110,7 +116,7 @@ export class LocalKafkaCluster {
       libsDir: distribution.libsDir,
       heapMb: opts.heapMb ?? (opts.nodes === 1 ? 768 : 512),
     };
-    cluster.writeNodeConfigs(opts.brokerOverrides ?? {});
+    cluster.writeNodeConfigs(opts.brokerOverrides ?? {}, opts.namespaceListenerHost);
     await assertPortsFree(cluster.portClaims(cluster.nodeIds()));
     await cluster.formatUnformatted(runtime);
     writeStateFile(kafkaRunningFile(dataDir), {
@@ -308,13 +314,19 @@ export class LocalKafkaCluster {
     return parts.length > 0 ? `, last log lines:\n${parts.join('\n')}` : '';
   }
 
-  private writeNodeConfigs(overrides: Record<string, string>): void {
+  private writeNodeConfigs(overrides: Record<string, string>, namespaceListenerHost?: string): void {
     for (const node of this.addresses) {
       const files = kafkaNodeFiles(this.dataDir, node.id);
       mkdirSync(files.logDir, { recursive: true });
       writeFileSync(
         files.serverProperties,
-        renderServerProperties({ node, cluster: this.addresses, logDir: files.logDir, overrides }),
+        renderServerProperties({
+          node,
+          cluster: this.addresses,
+          logDir: files.logDir,
+          overrides,
+          ...(namespaceListenerHost ? { namespaceListenerHost } : {}),
+        }),
       );
       writeFileSync(files.log4j2, renderLog4j2Config(files.serverLog));
     }
@@ -329,6 +341,21 @@ export class LocalKafkaCluster {
         formatKafkaNode(runtime, this.layout.clusterId, kafkaNodeFiles(this.dataDir, id)),
       ),
     );
+  }
+
+  /**
+   * Bootstrap servers for clients in the network namespace whose host end is `host`. Throws when
+   * the cluster was started without that namespace listener.
+   */
+  namespaceBootstrap(host: string): string {
+    const props = readFileSync(kafkaNodeFiles(this.dataDir, this.addresses[0]!.id).serverProperties, 'utf8');
+    if (!props.includes(`NAMESPACE://${host}:`)) {
+      throw new Error(
+        `the Kafka cluster in ${this.dataDir} has no listener on ${host}; it was started without ` +
+          `namespaceListenerHost (stop it and start it again)`,
+      );
+    }
+    return namespaceBootstrapOf(this.addresses, host);
   }
 
   private assertCompatible(opts: KafkaClusterOptions): void {

@@ -33,6 +33,14 @@ export function bootstrapServersOf(addresses: readonly KafkaNodeAddress[]): stri
   return addresses.map((a) => `127.0.0.1:${a.brokerPort}`).join(',');
 }
 
+/** The optional listener for clients in a network namespace is on brokerPort + 2 of each node. */
+export const NAMESPACE_LISTENER_PORT_OFFSET = 2;
+
+/** Bootstrap servers of the namespace listeners on `host`. */
+export function namespaceBootstrapOf(addresses: readonly KafkaNodeAddress[], host: string): string {
+  return addresses.map((a) => `${host}:${a.brokerPort + NAMESPACE_LISTENER_PORT_OFFSET}`).join(',');
+}
+
 /**
  * Broker settings that depend on the cluster size, plus the ones that make a local cluster
  * suitable for tests. Production keeps Kafka's defaults for the latter.
@@ -82,21 +90,28 @@ export interface ServerPropertiesInput {
   node: KafkaNodeAddress;
   cluster: readonly KafkaNodeAddress[];
   logDir: string;
+  /**
+   * Adds a listener NAMESPACE on this address (port brokerPort + 2), advertised as such, for clients
+   * in a network namespace whose link to the host can be cut (see NetworkNamespace).
+   */
+  namespaceListenerHost?: string;
   overrides?: Record<string, string>;
 }
 
 /** The effective settings of one node, in a stable order (node identity first, overrides last). */
 export function serverSettings(input: ServerPropertiesInput): Record<string, string> {
   const { node, cluster } = input;
+  const ns = input.namespaceListenerHost;
+  const nsListener = ns ? `,NAMESPACE://${ns}:${node.brokerPort + NAMESPACE_LISTENER_PORT_OFFSET}` : '';
   return {
     'process.roles': 'broker,controller',
     'node.id': String(node.id),
     'controller.quorum.voters': cluster.map((n) => `${n.id}@127.0.0.1:${n.controllerPort}`).join(','),
-    listeners: `PLAINTEXT://127.0.0.1:${node.brokerPort},CONTROLLER://127.0.0.1:${node.controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:${node.brokerPort}`,
+    listeners: `PLAINTEXT://127.0.0.1:${node.brokerPort},CONTROLLER://127.0.0.1:${node.controllerPort}${nsListener}`,
+    'advertised.listeners': `PLAINTEXT://127.0.0.1:${node.brokerPort}${nsListener}`,
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
-    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'listener.security.protocol.map': `CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT${ns ? ',NAMESPACE:PLAINTEXT' : ''}`,
     'log.dirs': input.logDir,
     ...clusterBrokerSettings(cluster.length === 1 ? 1 : 3),
     ...input.overrides,

@@ -8,6 +8,8 @@ export interface FaultRecord {
   restoredAt: number;
   /** First commit of any worker after the fault was injected, minus injectedAt. */
   recoveryMs?: number;
+  /** Commits of any worker from 1 s after the injection until the restore (a fault that halts all: 0). */
+  commitsDuring?: number;
   /** Worker faults: the worker hit, and its own first commit after the fault, minus injectedAt. */
   worker?: { group: string; instance: string };
   workerRecoveryMs?: number;
@@ -93,6 +95,7 @@ export function faultLines(r: ScenarioReport): string[] {
       `- +${secs(f.injectedAt - t0)} ${f.kind} ${f.target}: lasted ${secs(f.restoredAt - f.injectedAt)}, ` +
       `first commit after ${secs(f.recoveryMs)}` +
       (f.worker ? `, first commit of the restarted worker after ${secs(f.workerRecoveryMs)}` : '') +
+      (f.commitsDuring !== undefined ? `, ${f.commitsDuring} commit(s) while it lasted` : '') +
       (f.gated ? '' : ' (progress gate timed out)'),
   );
 }

@@ -33,6 +33,8 @@ export interface VerifyRunOptions {
   drainTimeoutMs?: number;
   /** Progress lines. */
   log?: (line: string) => void;
+  /** The network namespace for scenarios with `workersInNamespace`, and Kafka's address from inside it. */
+  namespace?: { bootstrap: string; execPrefix: readonly string[]; cut(): void; heal(): void };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -45,6 +47,9 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  */
 export async function runScenario(scenario: Scenario, o: VerifyRunOptions): Promise<ScenarioReport> {
   const log = o.log ?? (() => undefined);
+  const namespace = scenario.workersInNamespace ? o.namespace : undefined;
+  if (scenario.workersInNamespace && !namespace)
+    throw new Error(`scenario ${scenario.name} needs the run's network namespace`);
   const started = Date.now();
   const runId = `${scenario.name}-${started.toString(36)}`;
   const partitions = o.partitions ?? Math.max(3, o.workers * 2);
@@ -78,7 +83,8 @@ export async function runScenario(scenario: Scenario, o: VerifyRunOptions): Prom
     for (const s of stages) {
       groups.push(
         new WorkerGroup({
-          bootstrap: o.bootstrap,
+          bootstrap: namespace?.bootstrap ?? o.bootstrap,
+          ...(namespace ? { execPrefix: namespace.execPrefix } : {}),
           input: s.from,
           output: s.to,
           group: s.group,
@@ -109,6 +115,7 @@ export async function runScenario(scenario: Scenario, o: VerifyRunOptions): Prom
       workers: o.workers,
       random: mulberry32((o.seed ?? 1) * 7919),
       soakMs: o.soakMs ?? 120_000,
+      network: namespace,
       log: (line) => log(`${scenario.name}: ${line}`),
       committed: () => last.committedRecords(),
       fault: async (kind, target, action, gated = true, worker) => {
@@ -145,6 +152,7 @@ export async function runScenario(scenario: Scenario, o: VerifyRunOptions): Prom
     for (const f of faults) {
       const next = allCommits.find((c) => c.at > f.injectedAt);
       if (next) f.recoveryMs = next.at - f.injectedAt;
+      f.commitsDuring = allCommits.filter((c) => c.at > f.injectedAt + 1_000 && c.at < f.restoredAt).length;
       const w = f.worker;
       const own =
         w && allCommits.find((c) => c.at > f.restoredAt && c.group === w.group && c.instance === w.instance);

@@ -1,9 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LocalKafkaCluster } from '../dev/kafka-cluster.ts';
+import { NetworkNamespace } from '../dev/network-namespace.ts';
 import { defaultVarDir } from '../dev/paths.ts';
 import { faultLines, markdownTable, type ScenarioReport } from './report.ts';
-import { runScenario } from './run-scenario.ts';
+import { runScenario, type VerifyRunOptions } from './run-scenario.ts';
+import type { Scenario } from './scenario.ts';
 import { applicable, scenarios } from './scenarios.ts';
 
 /** Options of {@link runVerify}: the CLI's flags. */
@@ -42,24 +44,65 @@ export async function runVerify(o: VerifyOptions): Promise<{ reports: ScenarioRe
         if (!s) throw new Error(`unknown scenario ${name}; known: ${scenarioNames().join(', ')}, all`);
         return s;
       });
-  const skipped = wanted.filter((s) => !applicable(s, o.local)).map((s) => `${s.name} (needs ${s.needs})`);
-  const runnable = wanted.filter((s) => applicable(s, o.local));
+  const noNamespace = wanted.some((s) => s.workersInNamespace)
+    ? NetworkNamespace.unavailableReason()
+    : undefined;
+  const skipped = wanted.flatMap((s) =>
+    !applicable(s, o.local)
+      ? [`${s.name} (needs ${s.needs})`]
+      : s.workersInNamespace && noNamespace
+        ? [`${s.name} (${noNamespace})`]
+        : [],
+  );
+  const runnable = wanted.filter((s) => applicable(s, o.local) && !(s.workersInNamespace && noNamespace));
   for (const s of skipped) o.log(`skipping ${s}`);
   // Ctrl-C ends the run through process.exit, whose handler kills the worker processes.
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => process.exit(signal === 'SIGINT' ? 130 : 143));
-  let cluster: LocalKafkaCluster | undefined;
-  if (o.local !== undefined) {
-    const t0 = Date.now();
-    cluster = await LocalKafkaCluster.start({
-      nodes: o.local,
-      dataDir: defaultVarDir(join('verify', `kafka-${o.local}`)),
-      basePort: o.basePort ?? DEFAULT_VERIFY_BASE_PORT,
-    });
-    o.log(`local ${o.local}-node cluster ready at ${cluster.bootstrapServers} (${Date.now() - t0} ms)`);
+  const basePort = o.basePort ?? DEFAULT_VERIFY_BASE_PORT;
+  // Made before the cluster starts: its brokers listen on the namespace's host address too.
+  const namespace =
+    o.local !== undefined && runnable.some((s) => s.workersInNamespace)
+      ? NetworkNamespace.create(basePort)
+      : undefined;
+  if (namespace) process.once('exit', () => namespace.remove());
+  try {
+    let cluster: LocalKafkaCluster | undefined;
+    if (o.local !== undefined) {
+      const t0 = Date.now();
+      cluster = await LocalKafkaCluster.start({
+        nodes: o.local,
+        dataDir: defaultVarDir(join('verify', `kafka-${o.local}`)),
+        basePort,
+        ...(namespace ? { namespaceListenerHost: namespace.hostAddress } : {}),
+      });
+      o.log(`local ${o.local}-node cluster ready at ${cluster.bootstrapServers} (${Date.now() - t0} ms)`);
+    }
+    const bootstrap = cluster?.bootstrapServers ?? o.bootstrap;
+    if (!bootstrap) throw new Error('either --bootstrap or --local is required');
+    const namespaceKafka =
+      namespace && cluster
+        ? {
+            bootstrap: cluster.namespaceBootstrap(namespace.hostAddress),
+            execPrefix: namespace.execPrefix(),
+            cut: () => namespace.cut(),
+            heal: () => namespace.heal(),
+          }
+        : undefined;
+    return await runScenarios(o, runnable, skipped, bootstrap, cluster, namespaceKafka);
+  } finally {
+    namespace?.remove();
   }
-  const bootstrap = cluster?.bootstrapServers ?? o.bootstrap;
-  if (!bootstrap) throw new Error('either --bootstrap or --local is required');
+}
+
+async function runScenarios(
+  o: VerifyOptions,
+  runnable: readonly Scenario[],
+  skipped: readonly string[],
+  bootstrap: string,
+  cluster: LocalKafkaCluster | undefined,
+  namespace: VerifyRunOptions['namespace'],
+): Promise<{ reports: ScenarioReport[]; skipped: string[] }> {
   mkdirSync(o.reportDir, { recursive: true });
   const reports: ScenarioReport[] = [];
   for (const s of runnable) {
@@ -73,6 +116,7 @@ export async function runVerify(o: VerifyOptions): Promise<{ reports: ScenarioRe
       workDir: join(o.reportDir, 'logs'),
       ...(o.seed !== undefined ? { seed: o.seed } : {}),
       ...(o.soakMs !== undefined ? { soakMs: o.soakMs } : {}),
+      ...(namespace ? { namespace } : {}),
       log: o.log,
     });
     reports.push(report);
@@ -103,7 +147,7 @@ export async function runVerify(o: VerifyOptions): Promise<{ reports: ScenarioRe
     );
     o.log(`scenario ${s.name}: ${report.ok ? 'OK' : `FAILED: ${report.problems.join('; ')}`}`);
   }
-  return { reports, skipped };
+  return { reports, skipped: [...skipped] };
 }
 
 /** Keeps absent numbers visible in the JSON reports (as null) instead of dropping the key. */

@@ -13,6 +13,8 @@ export interface ScenarioContext {
   random: () => number;
   soakMs: number;
   log(line: string): void;
+  /** Present when the scenario asked for `workersInNamespace`: cuts the workers' link to Kafka. */
+  network: { cut(): void; heal(): void } | undefined;
   /** Records committed so far by the last stage. */
   committed(): number;
   /** Applies a fault (`action` returns once the fault is over and repaired) and records it. */
@@ -39,6 +41,11 @@ export interface Scenario {
   abortRatio: number;
   maxPollMs?: number;
   stallMs?: number;
+  /**
+   * Workers run in a network namespace of their own (root and iproute2 needed; skipped otherwise)
+   * and reach Kafka over a link the scenario can cut.
+   */
+  workersInNamespace?: boolean;
   /**
    * Seconds the load should last (the workers are throttled to ~records / loadSeconds per second),
    * so there is load during the whole schedule.

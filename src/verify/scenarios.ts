@@ -94,6 +94,18 @@ async function pauseBroker(ctx: ScenarioContext, id: number, ms: number): Promis
   }
 }
 
+/** Cuts the workers' link to Kafka (their network namespace's veth) for `ms`, then heals it. */
+async function cutNetwork(ctx: ScenarioContext, ms: number): Promise<void> {
+  const network = ctx.network;
+  if (!network) throw new Error('this scenario needs its workers in a network namespace');
+  network.cut();
+  try {
+    await sleep(ms);
+  } finally {
+    network.heal();
+  }
+}
+
 const pick = <T>(ctx: ScenarioContext, xs: readonly T[]): T => xs[Math.floor(ctx.random() * xs.length)]!;
 
 /** One random fault of the soak; broker faults only when the run owns the cluster. */
@@ -257,6 +269,21 @@ export const scenarios: readonly Scenario[] = [
           () => pauseBroker(ctx, node!, s * 1000),
           gated,
         );
+      }
+    },
+  },
+  {
+    name: 'network-cut',
+    description:
+      'cut the network between the workers (in a network namespace of their own) and the broker for 5, 30 and 90 s; the broker keeps running (1-node cluster, root)',
+    needs: 'local-1',
+    workersInNamespace: true,
+    abortRatio: ABORT_ONE_IN_THREE,
+    loadSeconds: () => 220,
+    run: async (ctx) => {
+      for (const s of [5, 30, 90]) {
+        const gated = await progressGate(ctx, 0.08);
+        await ctx.fault('network-cut', `workers <-> broker ${s} s`, () => cutNetwork(ctx, s * 1000), gated);
       }
     },
   },

@@ -27,6 +27,8 @@ export interface WorkerGroupSpec {
   stallMs: number;
   /** Worker stderr (JSON logs) is appended here. */
   logFile: string;
+  /** Runs each worker through this command prefix (`ip netns exec <ns>`: a network namespace). */
+  execPrefix?: readonly string[];
 }
 
 /** A commit as the orchestrator saw it, with the wall-clock time the worker wrote it. */
@@ -80,7 +82,8 @@ export class WorkerGroup {
   start(instance: string): void {
     if (this.isRunning(instance)) return;
     const s = this.spec;
-    const child = spawn(process.execPath, ['--import', 'tsx', WORKER_MAIN], {
+    const [command, ...prefixArgs] = [...(s.execPrefix ?? []), process.execPath];
+    const child = spawn(command, [...prefixArgs, '--import', 'tsx', WORKER_MAIN], {
       cwd: projectRoot,
       env: {
         ...process.env,

@@ -22,7 +22,8 @@ export const verifyCommand: Command = {
     '--soak-seconds  fault phase of the soak scenario; default 120',
     '--seed          seed of the abort dice and the soak; default 1',
     'Without --local only worker faults, the chain and the abort hook apply; broker faults need --local',
-    '(broker-sigstop: --local 1; broker-restart, broker-bounce: --local 3).',
+    '(broker-sigstop: --local 1; broker-restart, broker-bounce: --local 3). network-cut needs --local 1',
+    'and root: its workers run in a network namespace of their own whose link to Kafka is cut.',
     `Exit code ${VIOLATION} when a scenario found a violation of exactly-once.`,
   ].join('\n'),
   options: {

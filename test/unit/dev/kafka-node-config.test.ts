@@ -4,6 +4,7 @@ import {
   bootstrapServersOf,
   generateClusterId,
   kafkaNodeAddresses,
+  namespaceBootstrapOf,
   renderLog4j2Config,
   renderServerProperties,
   serverSettings,
@@ -31,6 +32,32 @@ describe('kafka port layout', () => {
       bootstrapServersOf(kafkaNodeAddresses(3, 9092)),
       '127.0.0.1:9092,127.0.0.1:9102,127.0.0.1:9112',
     );
+  });
+
+  test('a namespace listener adds NAMESPACE on the host address at brokerPort + 2, advertised as such', () => {
+    const cluster = kafkaNodeAddresses(3, 29092);
+    const s = serverSettings({
+      node: cluster[1]!,
+      cluster,
+      logDir: '/tmp/x',
+      namespaceListenerHost: '10.213.0.1',
+    });
+    assert.equal(
+      s.listeners,
+      'PLAINTEXT://127.0.0.1:29102,CONTROLLER://127.0.0.1:29103,NAMESPACE://10.213.0.1:29104',
+    );
+    assert.equal(s['advertised.listeners'], 'PLAINTEXT://127.0.0.1:29102,NAMESPACE://10.213.0.1:29104');
+    assert.equal(
+      s['listener.security.protocol.map'],
+      'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,NAMESPACE:PLAINTEXT',
+    );
+    assert.equal(s['inter.broker.listener.name'], 'PLAINTEXT');
+    assert.equal(
+      namespaceBootstrapOf(cluster, '10.213.0.1'),
+      '10.213.0.1:29094,10.213.0.1:29104,10.213.0.1:29114',
+    );
+    const plain = serverSettings({ node: cluster[0]!, cluster, logDir: '/tmp/x' });
+    assert.ok(!plain.listeners!.includes('NAMESPACE'));
   });
 
   test('rejects privileged, fractional and overflowing base ports', () => {

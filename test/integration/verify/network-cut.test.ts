@@ -1,0 +1,82 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
+import { NetworkNamespace } from '../../../src/dev/network-namespace.ts';
+import { projectRoot } from '../../../src/dev/paths.ts';
+import { runScenario } from '../../../src/verify/run-scenario.ts';
+import type { Scenario } from '../../../src/verify/scenario.ts';
+
+/** Its own cluster: the run-wide one has no listener for the namespace. */
+const DATA_DIR = join(projectRoot, 'var', 'test', 'kafka-netns');
+const BASE_PORT = 49092;
+const unavailable = NetworkNamespace.unavailableReason();
+
+/** The network-cut scenario with shorter cuts: past the session timeout (6 s), then past the API timeout (10 s). */
+const shortCuts: Scenario = {
+  name: 'network-cut-short',
+  description: 'cut the workers off the broker for 4 s, then for 20 s',
+  needs: 'local-1',
+  workersInNamespace: true,
+  abortRatio: 1 / 3,
+  loadSeconds: () => 40,
+  run: async (ctx) => {
+    for (const s of [4, 20]) {
+      await ctx.fault('network-cut', `workers <-> broker ${s} s`, async () => {
+        ctx.network!.cut();
+        await new Promise((r) => setTimeout(r, s * 1000));
+        ctx.network!.heal();
+      });
+    }
+  },
+};
+
+describe('hamstring verify: network cut between workers and broker', { skip: unavailable }, () => {
+  let namespace: NetworkNamespace;
+  let cluster: LocalKafkaCluster;
+  before(async () => {
+    await LocalKafkaCluster.attach(DATA_DIR)?.stop();
+    rmSync(DATA_DIR, { recursive: true, force: true });
+    namespace = NetworkNamespace.create(BASE_PORT);
+    cluster = await LocalKafkaCluster.start({
+      nodes: 1,
+      dataDir: DATA_DIR,
+      basePort: BASE_PORT,
+      namespaceListenerHost: namespace.hostAddress,
+    });
+  });
+  after(async () => {
+    namespace?.remove();
+    await cluster?.stop();
+    rmSync(DATA_DIR, { recursive: true, force: true });
+  });
+
+  test('2,000 records through 2 workers in a network namespace survive 4 s and 20 s cuts, with 1-in-3 aborts, exactly once', async () => {
+    const report = await runScenario(shortCuts, {
+      bootstrap: cluster.bootstrapServers,
+      cluster,
+      records: 2_000,
+      workers: 2,
+      workDir: join(projectRoot, 'var', 'verify', 'network-cut-test'),
+      drainTimeoutMs: 180_000,
+      namespace: {
+        bootstrap: cluster.namespaceBootstrap(namespace.hostAddress),
+        execPrefix: namespace.execPrefix(),
+        cut: () => namespace.cut(),
+        heal: () => namespace.heal(),
+      },
+      log: process.env.HAMSTRING_VERIFY_VERBOSE ? (l) => process.stderr.write(`${l}\n`) : undefined,
+    });
+    const summary = JSON.stringify({ ...report, final: undefined, concurrent: undefined });
+    assert.equal(namespace.isCut, false);
+    assert.equal(report.faults.length, 2, summary);
+    assert.deepEqual(report.problems, [], summary);
+    assert.equal(report.duplicates, 0, summary);
+    assert.equal(report.lost, 0, summary);
+    assert.equal(report.reordered, 0, summary);
+    assert.equal(report.recordsOut, 2_000, summary);
+    // The workers really were behind the cut link: while it was down, none of them committed.
+    for (const f of report.faults) assert.equal(f.commitsDuring, 0, summary);
+  });
+});
