@@ -74,7 +74,17 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
       tally.failed += 1;
       tally.firstError ??= e;
     }
-    log.warn({ err: e.toLog(), topic: report.topic, partition: report.partition }, 'kafka: delivery failed');
+    // A closed (abandoned) producer's transaction never commits: its records fail without loss.
+    if (closed)
+      log.debug(
+        { err: e.toLog(), topic: report.topic, partition: report.partition },
+        'kafka: delivery failed in a closed producer (its transaction is aborted)',
+      );
+    else
+      log.warn(
+        { err: e.toLog(), topic: report.topic, partition: report.partition },
+        'kafka: delivery failed',
+      );
   });
   native.on('event.error', (e) => {
     const err = classifyKafkaError(e, 'client');

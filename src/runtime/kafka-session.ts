@@ -35,6 +35,8 @@ export interface SessionDeps {
   reconnectBackOff: BackOff;
   onConsumerError(err: KafkaError): void;
   onRevokeOrLost(cause: 'revoke' | 'lost'): void;
+  /** Each attempt of the reconnect loop: the worker is alive while it tries (liveness). */
+  onReconnectAttempt(): void;
   isStopping(): boolean;
 }
 
@@ -212,6 +214,7 @@ export class KafkaSession {
     const started = this.d.clock.now();
     for (let attempt = 1; !this.d.isStopping(); attempt += 1) {
       this.d.metrics.reconnectAttempts.inc();
+      this.d.onReconnectAttempt();
       try {
         await this.startProducer();
         await this.startConsumer();

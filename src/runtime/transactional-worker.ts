@@ -136,6 +136,10 @@ export class TransactionalWorker {
         exponentialBackOff({ initialMs: 250, multiplier: 2, maxIntervalMs: 10_000, jitter: 0.2 }),
       onConsumerError: (err) => this.#onConsumerError(err),
       onRevokeOrLost: () => this.#alerts.revokedOrLost(),
+      // A worker waiting for Kafka in its visible reconnect loop is not hung: a restart cannot help.
+      onReconnectAttempt: () => {
+        this.#lastLoopAt = this.#clock.now();
+      },
       isStopping: () => this.#stopRequested,
     });
     this.#epochs.onChange((cause, partitions) => {

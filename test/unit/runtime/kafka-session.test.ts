@@ -51,6 +51,7 @@ function sessionWithListeners() {
     reconnectBackOff: () => 10,
     onConsumerError: () => undefined,
     onRevokeOrLost: (cause) => lostOrRevoked.push(cause),
+    onReconnectAttempt: () => undefined,
     isStopping: () => false,
   });
   return { session, listeners, epochs, lostOrRevoked };
