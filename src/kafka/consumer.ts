@@ -208,7 +208,7 @@ export function createConsumer(
       if (closed || !connected) return Promise.resolve();
       closed = true;
       if (pending > 0) {
-        abandon(native);
+        abandon(native, 0); // consumer calls carry librdkafka timeouts: they return, only later
         log.error({ pending }, 'kafka: abandoning a consumer whose native call never returned');
         return Promise.resolve();
       }

@@ -176,7 +176,7 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
       if (closed) return Promise.resolve();
       closed = true;
       if (pending > 0) {
-        abandon(native);
+        abandon(native, pending);
         log.error(
           { pending },
           'kafka: abandoning a producer whose native call never returned (disconnecting it would deadlock)',

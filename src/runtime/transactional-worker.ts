@@ -1,3 +1,4 @@
+import { stuckCallsExhaustPool, stuckNativeCalls } from '../kafka/abandoned-clients.ts';
 import { classifyKafkaError } from '../kafka/classify.ts';
 import { code } from '../kafka/error-codes.ts';
 import { KafkaError } from '../kafka/kafka-error.ts';
@@ -98,6 +99,7 @@ export class TransactionalWorker {
   #lagSampledAt = 0;
   #commits = 0;
   #failure: string | undefined;
+  #stuckReported = false;
   #loop: Promise<void> | undefined;
 
   constructor(options: WorkerOptions) {
@@ -226,12 +228,13 @@ export class TransactionalWorker {
     }
     const ready =
       this.#state === 'running' && this.#session.hasConsumer && this.#epochs.assigned().length > 0;
+    const stuck = stuckCallsExhaustPool() ? this.#reportStuck() : undefined;
     this.metrics.up.set(ready ? 1 : 0);
     return {
       stage: this.#stage.name,
       instanceId: this.#o.instanceId,
       state: this.#state,
-      live: this.#state !== 'failed' && now - this.#lastLoopAt < liveWindow,
+      live: this.#state !== 'failed' && now - this.#lastLoopAt < liveWindow && stuck === undefined,
       ready,
       epoch: this.#epochs.current,
       assigned: this.#epochs.assigned().map(tpKey),
@@ -239,8 +242,21 @@ export class TransactionalWorker {
       lastLoopAt: this.#lastLoopAt,
       committedTransactions: this.#commits,
       alerts,
-      ...(this.#failure !== undefined ? { failure: this.#failure } : {}),
+      ...(this.#failure !== undefined || stuck !== undefined ? { failure: this.#failure ?? stuck } : {}),
     };
+  }
+
+  /** Why the process needs a restart although the loop runs: libuv threads held by stuck calls. */
+  #reportStuck(): string {
+    const reason =
+      `${stuckNativeCalls()} librdkafka call(s) never returned and each holds a libuv pool thread ` +
+      `(UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? 4}); the process must be restarted before ` +
+      `the pool is used up`;
+    if (!this.#stuckReported) {
+      this.#stuckReported = true;
+      this.log.error({ event: 'native-calls-stuck', stuck: stuckNativeCalls() }, `not live: ${reason}`);
+    }
+    return reason;
   }
 
   async #run(): Promise<void> {
