@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createAdmin } from '../src/kafka/admin.ts';
 import { createConsumer, type ConsumerPort } from '../src/kafka/consumer.ts';
+import { createReadCommittedReader } from '../src/kafka/read-committed-reader.ts';
 import { createProducer, type ProducerPort } from '../src/kafka/producer.ts';
 import type { TopicPartitionOffset } from '../src/kafka/records.ts';
 import { createLogger, silentLogger } from '../src/observability/logger.ts';
@@ -243,23 +244,11 @@ class OutputReader {
     private readonly topic: string,
     private readonly latencyPrefix: string,
   ) {
-    this.#consumer = createConsumer(
-      {
-        bootstrapServers: bootstrap,
-        clientId: 'bench-reader',
-        groupId: `bench-reader-${topic}`,
-        groupProtocol: 'classic',
-        assignmentStrategy: 'range',
-        sessionTimeoutMs: 10_000,
-        heartbeatIntervalMs: 1_000,
-        maxPollIntervalMs: 300_000,
-        isolation: 'read_committed',
-        autoOffsetReset: 'earliest',
-      },
-      { onAssign: () => undefined, onRevoke: () => undefined, onLost: () => undefined },
-      () => undefined,
-      silentLogger(),
-    );
+    this.#consumer = createReadCommittedReader({
+      bootstrap,
+      clientId: 'bench-reader',
+      groupId: `bench-reader-${topic}`,
+    });
   }
 
   #started = false;

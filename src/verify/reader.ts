@@ -1,6 +1,6 @@
-import { createConsumer, type ConsumerPort } from '../kafka/consumer.ts';
+import type { ConsumerPort } from '../kafka/consumer.ts';
+import { createReadCommittedReader } from '../kafka/read-committed-reader.ts';
 import type { FetchedRecord } from '../kafka/records.ts';
-import { silentLogger } from '../observability/logger.ts';
 import type { SeenRecord } from './check.ts';
 
 const ATTEMPT_HEADER = 'attempt.';
@@ -19,23 +19,8 @@ export function toSeen(r: FetchedRecord): SeenRecord {
 }
 
 function readCommittedConsumer(bootstrap: string, name: string): ConsumerPort {
-  return createConsumer(
-    {
-      bootstrapServers: bootstrap,
-      clientId: name,
-      groupId: `${name}-${process.pid}-${Math.random().toString(36).slice(2)}`,
-      groupProtocol: 'classic',
-      assignmentStrategy: 'range',
-      sessionTimeoutMs: 30_000,
-      heartbeatIntervalMs: 1_000,
-      maxPollIntervalMs: 300_000,
-      isolation: 'read_committed',
-      autoOffsetReset: 'earliest',
-    },
-    { onAssign: () => undefined, onRevoke: () => undefined, onLost: () => undefined },
-    () => undefined,
-    silentLogger(),
-  );
+  // A long session: the reader must ride through broker faults without losing its assignment.
+  return createReadCommittedReader({ bootstrap, clientId: name, sessionTimeoutMs: 30_000 });
 }
 
 /**

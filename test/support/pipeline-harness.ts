@@ -1,6 +1,6 @@
 import { createAdmin, type AdminPort } from '../../src/kafka/admin.ts';
 import { verifyKafkaOptions } from '../../src/verify/settings.ts';
-import { createConsumer } from '../../src/kafka/consumer.ts';
+import { createReadCommittedReader } from '../../src/kafka/read-committed-reader.ts';
 import { createProducer } from '../../src/kafka/producer.ts';
 import type { FetchedRecord } from '../../src/kafka/records.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
@@ -71,23 +71,7 @@ export async function readCommitted(
   timeoutMs = 60_000,
 ): Promise<FetchedRecord[]> {
   const out: FetchedRecord[] = [];
-  const c = createConsumer(
-    {
-      bootstrapServers: bootstrap,
-      clientId: 'reader',
-      groupId: `reader-${process.pid}-${Math.random().toString(36).slice(2)}`,
-      groupProtocol: 'classic',
-      assignmentStrategy: 'range',
-      sessionTimeoutMs: 10_000,
-      heartbeatIntervalMs: 1_000,
-      maxPollIntervalMs: 300_000,
-      isolation: 'read_committed',
-      autoOffsetReset: 'earliest',
-    },
-    { onAssign: () => undefined, onRevoke: () => undefined, onLost: () => undefined },
-    () => undefined,
-    silentLogger(),
-  );
+  const c = createReadCommittedReader({ bootstrap, clientId: 'reader' });
   await c.connect(30_000);
   c.subscribe([topic]);
   const deadline = Date.now() + timeoutMs;
