@@ -184,8 +184,40 @@ export class TransactionalWorker {
     }
   }
 
+  /**
+   * Missing input topics are a configuration error (a typo would otherwise leave the worker silently
+   * unassigned): the worker fails at start, naming them. A topic created moments ago may not be in
+   * every broker's metadata yet, hence the short grace period. When Kafka cannot be asked, the
+   * check is skipped and the reconnect loop takes over.
+   */
+  async #checkInputTopics(graceMs = 10_000): Promise<string[]> {
+    const admin = createAdmin(this.#o.kafka.bootstrapServers, `${this.#stage.name}-admin`);
+    try {
+      const deadline = this.#clock.now() + graceMs;
+      for (;;) {
+        const known = new Set(await admin.listTopics(this.#o.kafka.apiTimeoutMs));
+        const missing = this.#stage.inputTopics.filter((t) => !known.has(t));
+        if (missing.length === 0 || this.#clock.now() >= deadline) return missing;
+        await this.#clock.sleep(500);
+      }
+    } catch {
+      return [];
+    } finally {
+      admin.close();
+    }
+  }
+
   /** Starts the loop; resolves once the clients are up (or the reconnect loop has begun). */
   async start(): Promise<void> {
+    const missing = await this.#checkInputTopics();
+    if (missing.length > 0) {
+      this.#fail(
+        `configuration error: input topic(s) ${missing.join(', ')} of stage ${this.#stage.name} do not exist ` +
+          `on ${this.#o.kafka.bootstrapServers}; create them or fix the stage's input topics`,
+      );
+      this.#loop = Promise.resolve();
+      return;
+    }
     await this.#ensureRetryTopics();
     try {
       await this.#session.startProducer();
