@@ -29,7 +29,10 @@ export interface VerifyRunOptions {
   seed?: number;
   /** Duration of the random soak's fault phase. Default 120 s. */
   soakMs?: number;
-  /** Deadline for the pipeline to drain after the faults. Default 10 min. */
+  /**
+   * The drain after the faults gives up when the committed offsets made no progress for this long.
+   * Default 3 min. (The workers are throttled, so a long outage takes as long to work off.)
+   */
   drainTimeoutMs?: number;
   /** Progress lines. */
   log?: (line: string) => void;
@@ -139,7 +142,7 @@ export async function runScenario(scenario: Scenario, o: VerifyRunOptions): Prom
     const faultsDone = Date.now();
     log(`${scenario.name}: fault schedule done; draining`);
 
-    const drained = await waitDrained(admin, o.bootstrap, o.records, stages, o.drainTimeoutMs ?? 600_000);
+    const drained = await waitDrained(admin, o.bootstrap, o.records, stages, o.drainTimeoutMs ?? 180_000);
     const concurrentComplete = await reader.waitFor(o.records, 60_000);
     await Promise.all(groups.map((g) => g.stopAll('SIGTERM')));
     await reader.stop();
@@ -281,22 +284,22 @@ async function waitDrained(
   bootstrap: string,
   records: number,
   stages: readonly { group: string; from: string }[],
-  timeoutMs: number,
+  stallMs: number,
 ): Promise<{ ok: boolean; detail: string }> {
-  const deadline = Date.now() + timeoutMs;
   const details: string[] = [];
   for (const [i, s] of stages.entries()) {
+    const deadline = new ProgressDeadline(stallMs);
     let targets: Map<number, number>;
     if (i === 0) {
       targets = new Map(
-        (await admin.retry((a) => a.watermarks(s.from), deadline)).map((m) => [m.partition, m.high]),
+        (await admin.retry((a) => a.watermarks(s.from), deadline.at)).map((m) => [m.partition, m.high]),
       );
     } else {
       const read = await readAllCommitted(
         bootstrap,
         s.from,
         records,
-        Math.max(30_000, deadline - Date.now()),
+        Math.max(30_000, deadline.at - Date.now()),
       );
       targets = new Map();
       for (const r of read.records)
@@ -313,7 +316,7 @@ async function waitCommitted(
   admin: AdminHolder,
   s: { group: string; from: string },
   targets: ReadonlyMap<number, number>,
-  deadline: number,
+  deadline: ProgressDeadline,
 ): Promise<{ ok: boolean; detail: string }> {
   let detail = 'not checked';
   for (;;) {
@@ -321,6 +324,7 @@ async function waitCommitted(
       const committed = new Map(
         (await admin.current().groupOffsets(s.group, [s.from])).map((c) => [c.partition, c.offset]),
       );
+      deadline.progress([...committed.values()].reduce((a, b) => a + b, 0));
       const bad = [...targets].filter(([p, end]) => committed.get(p) !== end);
       detail =
         bad.length === 0
@@ -331,8 +335,27 @@ async function waitCommitted(
       detail = `admin error: ${e instanceof Error ? e.message : String(e)}`;
       admin.renew();
     }
-    if (Date.now() > deadline) return { ok: false, detail };
+    if (Date.now() > deadline.at)
+      return { ok: false, detail: `${detail} (no progress for ${deadline.stallMs} ms)` };
     await sleep(2_000);
+  }
+}
+
+/** A deadline that moves out whenever the observed count grows: it only expires on a stall. */
+class ProgressDeadline {
+  #at: number;
+  #last = -1;
+  constructor(readonly stallMs: number) {
+    this.#at = Date.now() + stallMs;
+  }
+  get at(): number {
+    return this.#at;
+  }
+  progress(count: number): void {
+    if (count > this.#last) {
+      this.#last = count;
+      this.#at = Date.now() + this.stallMs;
+    }
   }
 }
 
