@@ -16,6 +16,8 @@ export interface VerifyOptions {
   local?: 1 | 3;
   /** Base port of the local cluster. Default 59092. */
   basePort?: number;
+  /** Data dir of the local cluster. Default var/verify/kafka-<n>. */
+  dataDir?: string;
   records: number;
   workers: number;
   /** Scenario names, or ['all']. */
@@ -72,7 +74,7 @@ export async function runVerify(o: VerifyOptions): Promise<{ reports: ScenarioRe
       const t0 = Date.now();
       cluster = await LocalKafkaCluster.start({
         nodes: o.local,
-        dataDir: defaultVarDir(join('verify', `kafka-${o.local}`)),
+        dataDir: o.dataDir ?? defaultVarDir(join('verify', `kafka-${o.local}`)),
         basePort,
         ...(namespace ? { namespaceListenerHost: namespace.hostAddress } : {}),
       });

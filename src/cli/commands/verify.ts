@@ -10,11 +10,12 @@ const VIOLATION = 4;
 
 export const verifyCommand: Command = {
   usage:
-    '(--bootstrap S | --local 1|3) [--records N] [--workers M] [--scenario name|all] [--report-dir D] [--soak-seconds S] [--seed X] [--port P]',
+    '(--bootstrap S | --local 1|3) [--records N] [--workers M] [--scenario name|all] [--report-dir D] [--soak-seconds S] [--seed X] [--port P] [--data-dir D]',
   help: [
     '--bootstrap     the cluster to verify against (topics verify-* are created there)',
     '--local         start (or attach to) a local 1- or 3-node cluster in var/verify/kafka-<n>',
     `--port          base port of the local cluster; default ${DEFAULT_VERIFY_BASE_PORT}`,
+    '--data-dir      data dir of the local cluster; default var/verify/kafka-<n> (another one runs a second local run at once)',
     '--records       records seeded per scenario; default 10000',
     '--workers       worker processes per stage; default 2',
     `--scenario      one of ${scenarioNames().join(', ')}, or all (default); several as a comma list`,
@@ -30,6 +31,7 @@ export const verifyCommand: Command = {
     bootstrap: { type: 'string', short: 'b' },
     local: { type: 'string' },
     port: { type: 'string' },
+    'data-dir': { type: 'string' },
     records: { type: 'string', short: 'n' },
     workers: { type: 'string', short: 'w' },
     scenario: { type: 'string', short: 's' },
@@ -50,10 +52,12 @@ export const verifyCommand: Command = {
     const soak = intOption(values, 'soak-seconds', 10, 86_400);
     const seed = intOption(values, 'seed', 0, 2 ** 31);
     const port = intOption(values, 'port', 1024, 65000);
+    const dataDir = stringOption(values, 'data-dir');
     const { reports, skipped } = await runVerify({
       ...(bootstrap !== undefined ? { bootstrap } : {}),
       ...(local !== undefined ? { local } : {}),
       ...(port !== undefined ? { basePort: port } : {}),
+      ...(dataDir !== undefined ? { dataDir: resolveDataDir(dataDir) } : {}),
       records: intOption(values, 'records', 1, 100_000_000) ?? 10_000,
       workers: intOption(values, 'workers', 1, 64) ?? 2,
       scenarios: (stringOption(values, 'scenario') ?? 'all').split(','),
