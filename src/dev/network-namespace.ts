@@ -36,11 +36,18 @@ export class NetworkNamespace {
   static unavailableReason(): string | undefined {
     if (process.platform !== 'linux') return `network namespaces need Linux (this is ${process.platform})`;
     if (process.getuid?.() !== 0) return 'network namespaces need root (CAP_NET_ADMIN)';
+    // Listing works unprivileged; only making one (and a veth pair) proves it can be done. The probe
+    // gets no addresses, so it cannot disturb a namespace of a running verification.
+    const name = `hsvp${process.pid}`;
     try {
-      execFileSync('ip', ['netns', 'list'], { stdio: 'pipe' });
+      ip(['netns', 'add', name]);
+      ip(['link', 'add', `${name}h`, 'type', 'veth', 'peer', 'name', `${name}n`]);
       return undefined;
     } catch (e) {
-      return `\`ip netns\` does not work here (install iproute2): ${(e as Error).message.split('\n')[0]}`;
+      return `cannot make a network namespace here (iproute2, CAP_NET_ADMIN and CAP_SYS_ADMIN needed): ${(e as Error).message.split('\n')[0]}`;
+    } finally {
+      tryIp(['link', 'del', `${name}h`]);
+      tryIp(['netns', 'del', name]);
     }
   }
 
