@@ -28,7 +28,7 @@ export interface AdminPort {
   deleteTopics(topics: string[], timeoutMs?: number): Promise<void>;
   listTopics(timeoutMs?: number): Promise<string[]>;
   describeGroup(groupId: string, timeoutMs?: number): Promise<GroupState>;
-  /** Committed offsets of a group (next offset to read), per partition of the given topics. */
+  /** Committed offsets of a group (next offset to read; < 0 when none), per partition of the given topics. */
   groupOffsets(groupId: string, topics: string[], timeoutMs?: number): Promise<TopicPartitionOffset[]>;
   /** Low and high watermark per partition of a topic. */
   watermarks(topic: string, timeoutMs?: number): Promise<{ partition: number; low: number; high: number }[]>;
@@ -102,16 +102,42 @@ export function createAdmin(bootstrapServers: string, clientId = 'hamstring-admi
         })),
       };
     },
+    /**
+     * Asked through a consumer of the group that never joins it, not through the Admin API: the
+     * Admin API's ListConsumerGroupOffsets dereferences a NULL consumer group in librdkafka when the
+     * coordinator moved (NOT_COORDINATOR; librdkafka #5040, confluent-kafka-javascript #374), which
+     * crashed the verifier right after a broker restart.
+     */
     async groupOffsets(groupId, topics, timeoutMs = 10_000) {
       const parts: { topic: string; partition: number }[] = [];
       for (const topic of topics) {
         for (const w of await this.watermarks(topic, timeoutMs))
           parts.push({ topic, partition: w.partition });
       }
-      const res = await call<Kafka.GroupResults[]>((cb) =>
-        admin.listConsumerGroupOffsets([{ groupId, partitions: parts }], { timeout: timeoutMs }, cb),
+      const reader = new Kafka.KafkaConsumer(
+        {
+          'bootstrap.servers': bootstrapServers,
+          'client.id': `${clientId}-offsets`,
+          'group.id': groupId,
+          'enable.auto.commit': false,
+          // Otherwise OffsetFetch requires stable offsets (KIP-447) and waits out every open
+          // transaction of the group; the Admin API's default answers with what is committed.
+          'isolation.level': 'read_uncommitted',
+        },
+        {},
       );
-      return (res[0]?.partitions ?? []).map(({ topic, partition, offset }) => ({ topic, partition, offset }));
+      await call<unknown>((cb) => reader.connect({ timeout: timeoutMs }, cb));
+      try {
+        const tps = await call<Kafka.TopicPartitionOffset[]>((cb) => reader.committed(parts, timeoutMs, cb));
+        // No committed offset comes back as undefined (or negative); the contract says -1001.
+        return tps.map(({ topic, partition, offset }) => ({
+          topic,
+          partition,
+          offset: offset === undefined || offset < 0 ? -1001 : offset,
+        }));
+      } finally {
+        await new Promise<void>((resolve) => reader.disconnect(() => resolve()));
+      }
     },
     async watermarks(topic, timeoutMs = 10_000) {
       await metadata();
