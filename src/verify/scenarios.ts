@@ -84,25 +84,46 @@ async function bounceBroker(ctx: ScenarioContext, id: number, hard: boolean): Pr
   await c.startNode(id);
 }
 
-async function pauseBroker(ctx: ScenarioContext, id: number, ms: number): Promise<void> {
-  const c = cluster(ctx);
-  c.pauseNode(id);
+/** A fault that holds for `ms`: `begin`, then `end` however the wait ends. */
+export async function holdFault(ms: number, begin: () => void, end: () => void): Promise<void> {
+  begin();
   try {
     await sleep(ms);
   } finally {
-    c.resumeNode(id);
+    end();
   }
 }
 
+function pauseBroker(ctx: ScenarioContext, id: number, ms: number): Promise<void> {
+  const c = cluster(ctx);
+  return holdFault(
+    ms,
+    () => c.pauseNode(id),
+    () => c.resumeNode(id),
+  );
+}
+
 /** Cuts the workers' link to Kafka (their network namespace's veth) for `ms`, then heals it. */
-async function cutNetwork(ctx: ScenarioContext, ms: number): Promise<void> {
+function cutNetwork(ctx: ScenarioContext, ms: number): Promise<void> {
   const network = ctx.network;
   if (!network) throw new Error('this scenario needs its workers in a network namespace');
-  network.cut();
-  try {
-    await sleep(ms);
-  } finally {
-    network.heal();
+  return holdFault(
+    ms,
+    () => network.cut(),
+    () => network.heal(),
+  );
+}
+
+/** Faults of 5, 30 and 90 s, each after 8 % more progress. */
+async function fiveThirtyNinety(
+  ctx: ScenarioContext,
+  kind: string,
+  target: (seconds: number) => string,
+  hold: (ms: number) => Promise<void>,
+): Promise<void> {
+  for (const s of [5, 30, 90]) {
+    const gated = await progressGate(ctx, 0.08);
+    await ctx.fault(kind, target(s), () => hold(s * 1000), gated);
   }
 }
 
@@ -261,15 +282,12 @@ export const scenarios: readonly Scenario[] = [
     loadSeconds: () => 220,
     run: async (ctx) => {
       const [node] = cluster(ctx).nodeIds();
-      for (const s of [5, 30, 90]) {
-        const gated = await progressGate(ctx, 0.08);
-        await ctx.fault(
-          'broker-sigstop',
-          `node ${node} ${s} s`,
-          () => pauseBroker(ctx, node!, s * 1000),
-          gated,
-        );
-      }
+      await fiveThirtyNinety(
+        ctx,
+        'broker-sigstop',
+        (s) => `node ${node} ${s} s`,
+        (ms) => pauseBroker(ctx, node!, ms),
+      );
     },
   },
   {
@@ -280,12 +298,13 @@ export const scenarios: readonly Scenario[] = [
     workersInNamespace: true,
     abortRatio: ABORT_ONE_IN_THREE,
     loadSeconds: () => 220,
-    run: async (ctx) => {
-      for (const s of [5, 30, 90]) {
-        const gated = await progressGate(ctx, 0.08);
-        await ctx.fault('network-cut', `workers <-> broker ${s} s`, () => cutNetwork(ctx, s * 1000), gated);
-      }
-    },
+    run: (ctx) =>
+      fiveThirtyNinety(
+        ctx,
+        'network-cut',
+        (s) => `workers <-> broker ${s} s`,
+        (ms) => cutNetwork(ctx, ms),
+      ),
   },
   {
     name: 'broker-restart',

@@ -7,6 +7,7 @@ import { NetworkNamespace } from '../../../src/dev/network-namespace.ts';
 import { projectRoot } from '../../../src/dev/paths.ts';
 import { runScenario } from '../../../src/verify/run-scenario.ts';
 import type { Scenario } from '../../../src/verify/scenario.ts';
+import { holdFault } from '../../../src/verify/scenarios.ts';
 
 /** Its own cluster: the run-wide one has no listener for the namespace. */
 const DATA_DIR = join(projectRoot, 'var', 'test', 'kafka-netns');
@@ -23,11 +24,13 @@ const shortCuts: Scenario = {
   loadSeconds: () => 40,
   run: async (ctx) => {
     for (const s of [4, 20]) {
-      await ctx.fault('network-cut', `workers <-> broker ${s} s`, async () => {
-        ctx.network!.cut();
-        await new Promise((r) => setTimeout(r, s * 1000));
-        ctx.network!.heal();
-      });
+      await ctx.fault('network-cut', `workers <-> broker ${s} s`, () =>
+        holdFault(
+          s * 1000,
+          () => ctx.network!.cut(),
+          () => ctx.network!.heal(),
+        ),
+      );
     }
   },
 };
