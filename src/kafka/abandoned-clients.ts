@@ -17,10 +17,6 @@ export function abandon(client: unknown, pendingCalls: number): void {
   stuckCalls += pendingCalls;
 }
 
-export function abandonedCount(): number {
-  return abandoned.size;
-}
-
 /** Native calls of abandoned clients that never returned (each pins a libuv pool thread). */
 export function stuckNativeCalls(): number {
   return stuckCalls;

@@ -17,7 +17,7 @@ import { FailureTracker } from './failure-tracker.ts';
 import { defaultRecordErrorPolicy, errorKindOf, type RecordErrorPolicy } from './record-error-policy.ts';
 import { planSettlement, positionKey } from './settlement.ts';
 import { asOriginal, dueAt, retryTopicsOf } from './retry-topics.ts';
-import { createAdmin } from '../kafka/admin.ts';
+import { createAdmin, type AdminPort } from '../kafka/admin.ts';
 import { defaultClients, KafkaSession, RetriesExhausted } from './kafka-session.ts';
 import { planRecovery, type RecoveryAction } from './recovery-plan.ts';
 import {
@@ -169,18 +169,13 @@ export class TransactionalWorker {
   }
 
   /** Retry topics mirror their input topic's partition count; created here so a stage needs no set-up. */
-  async #ensureRetryTopics(): Promise<void> {
+  async #ensureRetryTopics(admin: AdminPort): Promise<void> {
     const rt = this.#policy.retryTopics;
     if (!rt) return;
-    const admin = createAdmin(this.#o.kafka.bootstrapServers, `${this.#stage.name}-admin`);
-    try {
-      for (const input of this.#stage.inputTopics) {
-        const partitions = (await admin.watermarks(input)).length;
-        const topics = retryTopicsOf([input], rt);
-        await admin.createTopics(topics.map((topic) => ({ topic, partitions, replicationFactor: -1 })));
-      }
-    } finally {
-      admin.close();
+    for (const input of this.#stage.inputTopics) {
+      const partitions = (await admin.watermarks(input)).length;
+      const topics = retryTopicsOf([input], rt);
+      await admin.createTopics(topics.map((topic) => ({ topic, partitions, replicationFactor: -1 })));
     }
   }
 
@@ -190,8 +185,7 @@ export class TransactionalWorker {
    * every broker's metadata yet, hence the short grace period. When Kafka cannot be asked, the
    * check is skipped and the reconnect loop takes over.
    */
-  async #checkInputTopics(graceMs = 10_000): Promise<string[]> {
-    const admin = createAdmin(this.#o.kafka.bootstrapServers, `${this.#stage.name}-admin`);
+  async #checkInputTopics(admin: AdminPort, graceMs = 10_000): Promise<string[]> {
     try {
       const deadline = this.#clock.now() + graceMs;
       for (;;) {
@@ -202,23 +196,26 @@ export class TransactionalWorker {
       }
     } catch {
       return [];
-    } finally {
-      admin.close();
     }
   }
 
   /** Starts the loop; resolves once the clients are up (or the reconnect loop has begun). */
   async start(): Promise<void> {
-    const missing = await this.#checkInputTopics();
-    if (missing.length > 0) {
-      this.#fail(
-        `configuration error: input topic(s) ${missing.join(', ')} of stage ${this.#stage.name} do not exist ` +
-          `on ${this.#o.kafka.bootstrapServers}; create them or fix the stage's input topics`,
-      );
-      this.#loop = Promise.resolve();
-      return;
+    const admin = createAdmin(this.#o.kafka.bootstrapServers, `${this.#stage.name}-admin`);
+    try {
+      const missing = await this.#checkInputTopics(admin);
+      if (missing.length > 0) {
+        this.#fail(
+          `configuration error: input topic(s) ${missing.join(', ')} of stage ${this.#stage.name} do not exist ` +
+            `on ${this.#o.kafka.bootstrapServers}; create them or fix the stage's input topics`,
+        );
+        this.#loop = Promise.resolve();
+        return;
+      }
+      await this.#ensureRetryTopics(admin);
+    } finally {
+      admin.close();
     }
-    await this.#ensureRetryTopics();
     try {
       await this.#session.startProducer();
       await this.#session.startConsumer();
