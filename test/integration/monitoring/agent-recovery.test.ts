@@ -8,7 +8,16 @@ import { testClickHouse, type TestClickHouse } from '../../helpers/clickhouse-fi
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { committedMatchesEnd } from '../../support/pipeline-harness.ts';
-import { CapturedLog, counts, monitoringWorld, produce, rows, startAgent, testConfig } from './support.ts';
+import {
+  CapturedLog,
+  counts,
+  monitoringWorld,
+  produce,
+  rows,
+  startAgent,
+  testConfig,
+  type MonitoringWorld,
+} from './support.ts';
 
 let bootstrap: string;
 let ch: TestClickHouse;
@@ -22,6 +31,32 @@ describe('monitoring agent recovery', () => {
   const agents: MonitoringAgent[] = [];
   const children: ChildProcess[] = [];
   let frozen: number | undefined;
+  /** Runs the agent in a child process that kills itself (137) where `crashAt` says; its stdout. */
+  async function runCrashingAgent(world: MonitoringWorld, crashAt: Record<string, string>): Promise<string> {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./agent-process.ts', import.meta.url))],
+      {
+        env: {
+          ...process.env,
+          BOOTSTRAP: bootstrap,
+          CLICKHOUSE_URL: ch.url,
+          PREFIX: world.prefix,
+          DATABASE: world.database,
+          GROUP: world.group,
+          TABLES: 'batch_timestamps',
+          ...crashAt,
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    children.push(child);
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    assert.equal(await exited, 137, out);
+    return out;
+  }
   after(async () => {
     if (frozen !== undefined) process.kill(frozen, 'SIGCONT');
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
@@ -141,29 +176,8 @@ describe('monitoring agent recovery', () => {
   test('an agent that crashes between insert and commit leaves no visible duplicate after the replay', async () => {
     const world = await monitoringWorld(bootstrap, ['batch_timestamps'], 1);
     await produce(bootstrap, rows(world, 'batch_timestamps', 0, 1_000));
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', fileURLToPath(new URL('./agent-process.ts', import.meta.url))],
-      {
-        env: {
-          ...process.env,
-          BOOTSTRAP: bootstrap,
-          CLICKHOUSE_URL: ch.url,
-          PREFIX: world.prefix,
-          DATABASE: world.database,
-          GROUP: world.group,
-          TABLES: 'batch_timestamps',
-          // Kafka batches of up to 500 = up to 10 inserts of 50: the 13th insert is past the first batch.
-          EXIT_AFTER_INSERTS: '13',
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    children.push(child);
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    assert.equal(await exited, 137, out);
+    // Kafka batches of up to 500 = up to 10 inserts of 50: the 13th insert is past the first batch.
+    const out = await runCrashingAgent(world, { EXIT_AFTER_INSERTS: '13' });
     assert.match(out, /CRASHING after 13 inserts/);
     const before = await counts(ch.url, world.database, 'batch_timestamps');
     assert.ok(before.distinct > 0 && before.distinct < 1_000, `${before.distinct} rows before the crash`);
@@ -186,28 +200,7 @@ describe('monitoring agent recovery', () => {
   test('an agent killed after every insert of a batch and before its offset commit (beforeCommit hook): the replayed batch collapses', async () => {
     const world = await monitoringWorld(bootstrap, ['batch_timestamps'], 1);
     await produce(bootstrap, rows(world, 'batch_timestamps', 0, 1_000));
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', fileURLToPath(new URL('./agent-process.ts', import.meta.url))],
-      {
-        env: {
-          ...process.env,
-          BOOTSTRAP: bootstrap,
-          CLICKHOUSE_URL: ch.url,
-          PREFIX: world.prefix,
-          DATABASE: world.database,
-          GROUP: world.group,
-          TABLES: 'batch_timestamps',
-          EXIT_BEFORE_COMMIT: '2',
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    children.push(child);
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    assert.equal(await exited, 137, out);
+    const out = await runCrashingAgent(world, { EXIT_BEFORE_COMMIT: '2' });
     const crashed = /CRASHING before commit 2 \((\d+) records inserted\)/.exec(out);
     assert.ok(crashed, out);
     const uncommitted = Number(crashed[1]);
