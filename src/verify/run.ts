@@ -49,14 +49,17 @@ export async function runVerify(o: VerifyOptions): Promise<{ reports: ScenarioRe
   const noNamespace = wanted.some((s) => s.workersInNamespace)
     ? NetworkNamespace.unavailableReason()
     : undefined;
-  const skipped = wanted.flatMap((s) =>
+  const skipReason = (s: Scenario): string | undefined =>
     !applicable(s, o.local)
-      ? [`${s.name} (needs ${s.needs})`]
-      : s.workersInNamespace && noNamespace
-        ? [`${s.name} (${noNamespace})`]
-        : [],
-  );
-  const runnable = wanted.filter((s) => applicable(s, o.local) && !(s.workersInNamespace && noNamespace));
+      ? `needs ${s.needs}`
+      : s.workersInNamespace && noNamespace !== undefined
+        ? noNamespace
+        : undefined;
+  const skipped = wanted.flatMap((s) => {
+    const why = skipReason(s);
+    return why === undefined ? [] : [`${s.name} (${why})`];
+  });
+  const runnable = wanted.filter((s) => skipReason(s) === undefined);
   for (const s of skipped) o.log(`skipping ${s}`);
   // Ctrl-C ends the run through process.exit, whose handler kills the worker processes.
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
