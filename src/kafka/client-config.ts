@@ -1,3 +1,6 @@
+import { librdkafkaDebugContexts } from './debug-log.ts';
+import { STATS_INTERVAL_MS } from './stranded-client.ts';
+
 /** Settings the runtime passes down to librdkafka, already resolved from config.yaml and env. */
 export interface KafkaClientSettings {
   bootstrapServers: string;
@@ -49,6 +52,8 @@ export function consumerProperties(s: ConsumerSettings): Props {
     'allow.auto.create.topics': false,
     'socket.connection.setup.timeout.ms': 10_000,
     'reconnect.backoff.max.ms': 2_000,
+    // Read by the stranded-client watch (stranded-client.ts).
+    'statistics.interval.ms': STATS_INTERVAL_MS,
   };
   // With KIP-848 the broker owns these; librdkafka rejects them for group.protocol=consumer.
   if (s.groupProtocol === 'classic') {
@@ -56,7 +61,12 @@ export function consumerProperties(s: ConsumerSettings): Props {
     props['session.timeout.ms'] = s.sessionTimeoutMs;
     props['heartbeat.interval.ms'] = s.heartbeatIntervalMs;
   }
-  return { ...props, ...s.overrides };
+  return { ...props, ...debugProperty(), ...s.overrides };
+}
+
+function debugProperty(): Props {
+  const contexts = librdkafkaDebugContexts();
+  return contexts === undefined ? {} : { debug: contexts };
 }
 
 export function producerProperties(s: ProducerSettings): Props {
@@ -70,6 +80,7 @@ export function producerProperties(s: ProducerSettings): Props {
     dr_cb: true,
     'socket.connection.setup.timeout.ms': 10_000,
     'reconnect.backoff.max.ms': 2_000,
+    'statistics.interval.ms': STATS_INTERVAL_MS,
   };
   if (s.transactionalId !== undefined) {
     props['transactional.id'] = s.transactionalId;
@@ -80,5 +91,5 @@ export function producerProperties(s: ProducerSettings): Props {
     // KAFKA-5477). Later retries still grow up to retry.backoff.max.ms.
     props['retry.backoff.ms'] = 2;
   }
-  return { ...props, ...s.overrides };
+  return { ...props, ...debugProperty(), ...s.overrides };
 }

@@ -3,6 +3,8 @@ import type { Logger } from '../observability/logger.ts';
 import { classifyKafkaError } from './classify.ts';
 import { consumerProperties, type ConsumerSettings } from './client-config.ts';
 import { abandon } from './abandoned-clients.ts';
+import { attachDebugLog } from './debug-log.ts';
+import { strandedError, watchForStranding } from './stranded-client.ts';
 import { code } from './error-codes.ts';
 import type { KafkaError } from './kafka-error.ts';
 import type { FetchedRecord, TopicPartition, TopicPartitionOffset } from './records.ts';
@@ -112,6 +114,12 @@ export function createConsumer(
     }
   }
   native.on('event.error', (e) => onError(classifyKafkaError(e, 'client')));
+  attachDebugLog(native, settings.clientId);
+  watchForStranding(native, () => {
+    const err = strandedError('client');
+    log.warn({ err: err.toLog(), client: settings.clientId }, 'kafka: consumer stranded without brokers');
+    onError(err);
+  });
   native.setDefaultConsumeTimeout(100);
   native.setDefaultIsTimeoutOnlyForFirstMessage(true);
   let connected = false;

@@ -3,6 +3,8 @@ import type { Logger } from '../observability/logger.ts';
 import { classifyKafkaError } from './classify.ts';
 import { producerProperties, type ProducerSettings } from './client-config.ts';
 import { abandon } from './abandoned-clients.ts';
+import { attachDebugLog } from './debug-log.ts';
+import { strandedError, watchForStranding } from './stranded-client.ts';
 import { code } from './error-codes.ts';
 import { KafkaError, type KafkaOperation } from './kafka-error.ts';
 import type { GroupMetadataSource } from './consumer.ts';
@@ -44,6 +46,20 @@ const QUEUE_FULL = code('_QUEUE_FULL');
 
 export function createProducer(settings: ProducerSettings, log: Logger): ProducerPort {
   const native = new Kafka.Producer(producerProperties(settings));
+  attachDebugLog(native, settings.clientId);
+  // Set when the client has forgotten every broker: its calls fail at once instead of timing out.
+  let stranded: KafkaError | undefined;
+  /** Settles each transactional call still waiting for its callback. */
+  const waiting = new Set<(err: unknown) => void>();
+  watchForStranding(native, () => {
+    stranded = strandedError('client');
+    log.warn(
+      { err: stranded.toLog(), client: settings.clientId },
+      'kafka: producer stranded without brokers',
+    );
+    // Their native calls could only time out; fail them now (close() then abandons the client).
+    for (const finish of [...waiting]) finish(stranded);
+  });
   const apiTimeoutMs = settings.apiTimeoutMs;
   let tally: DeliveryTally & { firstError?: KafkaError } = {
     produced: 0,
@@ -91,30 +107,41 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
     log.debug({ err: err.toLog() }, 'kafka: producer client error');
   });
 
-  /** Runs a native transactional call bounded by apiTimeoutMs, on both sides of the binding. */
-  const bounded = (op: KafkaOperation, fn: (timeoutMs: number, cb: (err: unknown) => void) => void) =>
+  /**
+   * A native call's promise: settled by its callback, or at once with the stranded error once the
+   * client is found stranded (the call could only time out), or by `guardMs` if given.
+   */
+  const settled = (op: KafkaOperation, start: (finish: (err: unknown) => void) => void, guardMs?: number) =>
     new Promise<void>((resolve, reject) => {
+      if (stranded) return reject(strandedError(op));
       let done = false;
-      const guard = setTimeout(() => {
-        if (done) return;
-        done = true;
-        reject(
-          classifyKafkaError(
-            { code: code('_TIMED_OUT'), message: `${op} gave no answer`, isRetriable: true },
-            op,
-          ),
-        );
-      }, apiTimeoutMs + 2_000);
-      pending += 1;
-      fn(apiTimeoutMs, (err) => {
-        pending -= 1;
+      const finish = (err: unknown) => {
         if (done) return;
         done = true;
         clearTimeout(guard);
+        waiting.delete(finish);
         if (err) reject(classifyKafkaError(err, op));
         else resolve();
-      });
+      };
+      const timedOut = { code: code('_TIMED_OUT'), message: `${op} gave no answer`, isRetriable: true };
+      const guard = guardMs === undefined ? undefined : setTimeout(() => finish(timedOut), guardMs);
+      waiting.add(finish);
+      start(finish);
     });
+
+  /** Runs a native transactional call bounded by apiTimeoutMs, on both sides of the binding. */
+  const bounded = (op: KafkaOperation, fn: (timeoutMs: number, cb: (err: unknown) => void) => void) =>
+    settled(
+      op,
+      (finish) => {
+        pending += 1;
+        fn(apiTimeoutMs, (err) => {
+          pending -= 1;
+          finish(err);
+        });
+      },
+      apiTimeoutMs + 2_000,
+    );
 
   const toBuf = (v: Buffer | string | null | undefined): Buffer | null =>
     v === null || v === undefined ? null : Buffer.isBuffer(v) ? v : Buffer.from(v);
@@ -167,10 +194,7 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
       ),
     commitTransaction: () => bounded('commit-transaction', (t, cb) => native.commitTransaction(t, cb)),
     abortTransaction: () => bounded('abort-transaction', (t, cb) => native.abortTransaction(t, cb)),
-    flush: (timeoutMs) =>
-      new Promise<void>((resolve, reject) =>
-        native.flush(timeoutMs, (err) => (err ? reject(classifyKafkaError(err, 'produce')) : resolve())),
-      ),
+    flush: (timeoutMs) => settled('produce', (finish) => native.flush(timeoutMs, finish)),
     tally: () => ({ ...tally }),
     close(timeoutMs) {
       if (closed) return Promise.resolve();
