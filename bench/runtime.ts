@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createAdmin } from '../src/kafka/admin.ts';
 import { createConsumer, type ConsumerPort } from '../src/kafka/consumer.ts';
-import { createReadCommittedReader } from '../src/kafka/read-committed-reader.ts';
+import { createReadCommittedReader, type RecordReader } from '../src/kafka/read-committed-reader.ts';
 import { createProducer, type ProducerPort } from '../src/kafka/producer.ts';
 import type { TopicPartitionOffset } from '../src/kafka/records.ts';
 import { createLogger, silentLogger } from '../src/observability/logger.ts';
@@ -237,7 +237,7 @@ class OutputReader {
   readonly seen = new Set<string>();
   duplicates = 0;
   readonly latencyMs: number[] = [];
-  readonly #consumer: ConsumerPort;
+  readonly #consumer: RecordReader;
 
   constructor(
     bootstrap: string,

@@ -1,5 +1,4 @@
-import type { ConsumerPort } from '../kafka/consumer.ts';
-import { createReadCommittedReader } from '../kafka/read-committed-reader.ts';
+import { createReadCommittedReader, type RecordReader } from '../kafka/read-committed-reader.ts';
 import type { FetchedRecord } from '../kafka/records.ts';
 import type { SeenRecord } from './check.ts';
 
@@ -18,7 +17,7 @@ export function toSeen(r: FetchedRecord): SeenRecord {
   };
 }
 
-function readCommittedConsumer(bootstrap: string, name: string): ConsumerPort {
+function readCommittedConsumer(bootstrap: string, name: string): RecordReader {
   // A long session: the reader must ride through broker faults without losing its assignment.
   return createReadCommittedReader({ bootstrap, clientId: name, sessionTimeoutMs: 30_000 });
 }
@@ -32,7 +31,7 @@ export class ConcurrentReader {
   readonly records = new Map<string, SeenRecord>();
   /** Consume errors seen (the reader rides through broker faults). */
   errors = 0;
-  #consumer: ConsumerPort | undefined;
+  #consumer: RecordReader | undefined;
   #stopped = false;
   #loop: Promise<void> | undefined;
 
@@ -64,7 +63,7 @@ export class ConcurrentReader {
     await this.#consumer?.close(10_000);
   }
 
-  async #run(c: ConsumerPort): Promise<void> {
+  async #run(c: RecordReader): Promise<void> {
     while (!this.#stopped) {
       try {
         for (const r of await c.consume(1_000, 200))
