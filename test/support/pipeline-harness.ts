@@ -2,6 +2,8 @@ import { createAdmin, type AdminPort } from '../../src/kafka/admin.ts';
 import { verifyKafkaOptions } from '../../src/verify/settings.ts';
 import { createReadCommittedReader } from '../../src/kafka/read-committed-reader.ts';
 import { createProducer } from '../../src/kafka/producer.ts';
+import { KafkaError } from '../../src/kafka/kafka-error.ts';
+import { isStrandedError } from '../../src/kafka/stranded-client.ts';
 import type { FetchedRecord } from '../../src/kafka/records.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import type { Stage } from '../../src/runtime/stage.ts';
@@ -35,7 +37,9 @@ export async function createTopics(
 
 /**
  * Seeds `count` records `seq-<i>` keyed `k-<i % keys>`: the value is the sequence number, so the
- * output can be checked for loss, duplicates and per-key order.
+ * output can be checked for loss, duplicates and per-key order. A seed whose client was stranded
+ * before it delivered anything (stranded-client.ts; it happens right after a broker fault) is run
+ * again with a new client; nothing of it reached Kafka, so nothing is written twice.
  */
 export async function seed(
   bootstrap: string,
@@ -44,23 +48,33 @@ export async function seed(
   count: number,
   keys = 64,
 ): Promise<void> {
-  const p = createProducer(
-    {
-      bootstrapServers: bootstrap,
-      clientId: 'seed',
-      transactionTimeoutMs: 60_000,
-      messageTimeoutMs: 60_000,
-      apiTimeoutMs: 30_000,
-    },
-    silentLogger(),
-  );
-  await p.connect(30_000);
-  for (let i = from; i < from + count; i += 1)
-    await p.produce({ topic, key: `k-${i % keys}`, value: String(i) });
-  await p.flush(60_000);
-  const t = p.tally();
-  await p.close(10_000);
-  if (t.failed > 0) throw new Error(`seeding failed for ${t.failed} records: ${t.firstError?.message}`);
+  for (let attempt = 1; ; attempt += 1) {
+    const p = createProducer(
+      {
+        bootstrapServers: bootstrap,
+        clientId: 'seed',
+        transactionTimeoutMs: 60_000,
+        messageTimeoutMs: 60_000,
+        apiTimeoutMs: 30_000,
+      },
+      silentLogger(),
+    );
+    try {
+      await p.connect(30_000);
+      for (let i = from; i < from + count; i += 1)
+        await p.produce({ topic, key: `k-${i % keys}`, value: String(i) });
+      await p.flush(60_000);
+    } catch (e) {
+      const nothingSent = p.tally().delivered === 0;
+      await p.close(1_000);
+      if (attempt < 3 && nothingSent && e instanceof KafkaError && isStrandedError(e)) continue;
+      throw e;
+    }
+    const t = p.tally();
+    await p.close(10_000);
+    if (t.failed > 0) throw new Error(`seeding failed for ${t.failed} records: ${t.firstError?.message}`);
+    return;
+  }
 }
 
 /** Reads a topic from the start with read_committed until `expected` records or the deadline. */

@@ -1,0 +1,77 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
+import { createReadCommittedReader, type RecordReader } from '../../../src/kafka/read-committed-reader.ts';
+import { uniqueTopic } from '../../helpers/names.ts';
+import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { createTopics, seed } from '../../support/pipeline-harness.ts';
+
+let bootstrap: string;
+let cluster: LocalKafkaCluster;
+before(async () => {
+  ({ bootstrap, cluster } = await testKafka());
+});
+
+const RECORDS = 50;
+const READERS = 60;
+// Longer than the test broker's broker.session.timeout.ms (5 s): its own controller fences it.
+const PAUSE_MS = 12_000;
+
+/** Reads until every record is in (or the deadline); returns how many distinct and total. */
+async function readAll(reader: RecordReader, topic: string): Promise<{ distinct: number; total: number }> {
+  await reader.connect(30_000);
+  reader.subscribe([topic]);
+  const values = new Set<string>();
+  let total = 0;
+  const deadline = Date.now() + 60_000;
+  while (values.size < RECORDS && Date.now() < deadline) {
+    for (const r of await reader.consume(RECORDS, 200)) {
+      values.add(r.value?.toString() ?? '');
+      total += 1;
+    }
+  }
+  await reader.close(10_000);
+  return { distinct: values.size, total };
+}
+
+/**
+ * A KRaft broker fenced by a pause answers Metadata with no brokers for a moment after it resumes,
+ * and librdkafka then forgets its only broker for good (librdkafka #5301). Clients created in that
+ * moment used to sit forever without a group or a record (the flaky broker-fault test of CI). They
+ * are created here by the dozen right after the resume; a few of each hundred land in the moment, so a stranded reader shows up in most runs.
+ */
+describe('clients stranded by a fenced broker (1-node cluster)', () => {
+  after(async () => {
+    for (const id of cluster.nodeIds()) if (!cluster.isNodeRunning(id)) await cluster.startNode(id);
+  });
+
+  test('readers created as a fenced broker comes back all read everything, once', async (t) => {
+    const topic = uniqueTopic('stranded');
+    await createTopics(bootstrap, [topic], 3);
+    await seed(bootstrap, topic, 0, RECORDS);
+    let replaced = 0;
+    for (let round = 1; round <= 2; round += 1) {
+      const [id] = cluster.nodeIds();
+      cluster.pauseNode(id!);
+      try {
+        await new Promise((r) => setTimeout(r, PAUSE_MS));
+      } finally {
+        cluster.resumeNode(id!);
+      }
+      const readers: RecordReader[] = [];
+      const reads: Promise<{ distinct: number; total: number }>[] = [];
+      for (let i = 0; i < READERS; i += 1) {
+        const reader = createReadCommittedReader({ bootstrap, clientId: `stranded-${round}-${i}` });
+        readers.push(reader);
+        reads.push(readAll(reader, topic));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      const results = await Promise.all(reads);
+      replaced += readers.reduce((n, r) => n + r.replacements, 0);
+      results.forEach((res, i) =>
+        assert.deepEqual(res, { distinct: RECORDS, total: RECORDS }, `round ${round}, reader ${i}`),
+      );
+    }
+    t.diagnostic(`readers whose client was stranded and replaced: ${replaced} of ${2 * READERS}`);
+  });
+});
