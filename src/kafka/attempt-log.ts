@@ -2,9 +2,11 @@ import Kafka from '@confluentinc/kafka-javascript';
 import { toRecord } from './consumer.ts';
 import type { Logger } from '../observability/logger.ts';
 import { classifyKafkaError } from './classify.ts';
-import type { KafkaClientSettings } from './client-config.ts';
+import { clientDiagnostics, type KafkaClientSettings } from './client-config.ts';
 import type { FetchedRecord, OutgoingRecord, TopicPartition, TopicPartitionOffset } from './records.ts';
 import { tpKey } from './records.ts';
+import { watchForStranding } from './stranded-client.ts';
+import { attachDebugLog } from './debug-log.ts';
 
 /**
  * A producer whose `write` resolves only once the broker acknowledged every record of the call
@@ -15,6 +17,8 @@ export interface AcknowledgedWriter extends TopicMetadata {
   connect(timeoutMs: number): Promise<void>;
   /** Resolves when every record is acknowledged; rejects with the first delivery error. */
   write(records: readonly OutgoingRecord[]): Promise<void>;
+  /** True once the client forgot every broker (stranded-client.ts): only a new one can continue. */
+  stranded(): boolean;
   close(timeoutMs: number): Promise<void>;
 }
 
@@ -36,6 +40,8 @@ export interface PartitionReader extends TopicMetadata {
    * end offset reported when the reader reached the end of the partition. Undefined before either.
    */
   position(tp: TopicPartition): number | undefined;
+  /** True once the client forgot every broker (stranded-client.ts): only a new one can continue. */
+  stranded(): boolean;
   close(timeoutMs: number): Promise<void>;
 }
 
@@ -117,9 +123,16 @@ export function createAcknowledgedWriter(
     'allow.auto.create.topics': false,
     'socket.connection.setup.timeout.ms': 10_000,
     'reconnect.backoff.max.ms': 2_000,
+    ...clientDiagnostics(),
     ...settings.overrides,
   };
   const native = new Kafka.Producer(props);
+  attachDebugLog(native, settings.clientId);
+  let stranded = false;
+  watchForStranding(native, () => {
+    stranded = true;
+    log.warn({ client: settings.clientId }, 'kafka: attempt-log writer stranded without brokers');
+  });
   let seq = 0;
   const pending = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
   native.on('delivery-report', (err, report) => {
@@ -145,6 +158,7 @@ export function createAcknowledgedWriter(
         // Delivery reports are served by polling; a short interval keeps a write near one round trip.
         native.setPollInterval(5);
       }),
+    stranded: () => stranded,
     async write(records) {
       const acks: Promise<void>[] = [];
       for (const r of records) {
@@ -216,10 +230,17 @@ export function createPartitionReader(settings: ReaderSettings, log: Logger): Pa
       'allow.auto.create.topics': false,
       'socket.connection.setup.timeout.ms': 10_000,
       'reconnect.backoff.max.ms': 2_000,
+      ...clientDiagnostics(),
       ...settings.overrides,
     },
     {},
   );
+  attachDebugLog(native, settings.clientId);
+  let stranded = false;
+  watchForStranding(native, () => {
+    stranded = true;
+    log.warn({ client: settings.clientId }, 'kafka: partition reader stranded without brokers');
+  });
   // Return as soon as something arrived instead of waiting the whole timeout for `max` records:
   // a tailing reader must hand over each write at fetch latency.
   (
@@ -257,6 +278,7 @@ export function createPartitionReader(settings: ReaderSettings, log: Logger): Pa
       });
     },
     position: (tp) => positions.get(tpKey(tp)),
+    stranded: () => stranded,
     ...metadataOf(native),
     close(timeoutMs) {
       if (closed) return Promise.resolve();

@@ -52,8 +52,6 @@ export function consumerProperties(s: ConsumerSettings): Props {
     'allow.auto.create.topics': false,
     'socket.connection.setup.timeout.ms': 10_000,
     'reconnect.backoff.max.ms': 2_000,
-    // Read by the stranded-client watch (stranded-client.ts).
-    'statistics.interval.ms': STATS_INTERVAL_MS,
   };
   // With KIP-848 the broker owns these; librdkafka rejects them for group.protocol=consumer.
   if (s.groupProtocol === 'classic') {
@@ -61,12 +59,19 @@ export function consumerProperties(s: ConsumerSettings): Props {
     props['session.timeout.ms'] = s.sessionTimeoutMs;
     props['heartbeat.interval.ms'] = s.heartbeatIntervalMs;
   }
-  return { ...props, ...debugProperty(), ...s.overrides };
+  return { ...props, ...clientDiagnostics(), ...s.overrides };
 }
 
-function debugProperty(): Props {
+/**
+ * Properties every client the runtime makes carries: statistics for the stranded-client watch
+ * (stranded-client.ts) and librdkafka's debug contexts when HAMSTRING_KAFKA_DEBUG asks for them.
+ */
+export function clientDiagnostics(): Props {
   const contexts = librdkafkaDebugContexts();
-  return contexts === undefined ? {} : { debug: contexts };
+  return {
+    'statistics.interval.ms': STATS_INTERVAL_MS,
+    ...(contexts === undefined ? {} : { debug: contexts }),
+  };
 }
 
 export function producerProperties(s: ProducerSettings): Props {
@@ -80,7 +85,6 @@ export function producerProperties(s: ProducerSettings): Props {
     dr_cb: true,
     'socket.connection.setup.timeout.ms': 10_000,
     'reconnect.backoff.max.ms': 2_000,
-    'statistics.interval.ms': STATS_INTERVAL_MS,
   };
   if (s.transactionalId !== undefined) {
     props['transactional.id'] = s.transactionalId;
@@ -91,5 +95,5 @@ export function producerProperties(s: ProducerSettings): Props {
     // KAFKA-5477). Later retries still grow up to retry.backoff.max.ms.
     props['retry.backoff.ms'] = 2;
   }
-  return { ...props, ...debugProperty(), ...s.overrides };
+  return { ...props, ...clientDiagnostics(), ...s.overrides };
 }

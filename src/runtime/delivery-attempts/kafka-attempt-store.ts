@@ -73,6 +73,7 @@ export class KafkaAttemptStore implements AttemptStore {
   #tail: Promise<void> | undefined;
   #closed = false;
   #progress: (() => void)[] = [];
+  #replacing: Promise<void> | undefined;
 
   constructor(options: KafkaAttemptStoreOptions) {
     this.#o = options;
@@ -118,6 +119,7 @@ export class KafkaAttemptStore implements AttemptStore {
   }
 
   async get(group: string, partitions: readonly TopicPartition[]): Promise<Map<string, DeliveryMarker>> {
+    await this.#replaceStrandedClients();
     const reader = this.#started();
     const marks = await this.#writerOrThrow().highWatermarks(this.topic, this.#timeoutMs);
     await this.#caughtUp(reader, marks);
@@ -133,6 +135,7 @@ export class KafkaAttemptStore implements AttemptStore {
     group: string,
     markers: readonly { partition: TopicPartition; marker: DeliveryMarker }[],
   ): Promise<void> {
+    await this.#replaceStrandedClients();
     const writer = this.#writerOrThrow();
     await writer.write(
       markers.map(({ partition, marker }) => ({
@@ -145,6 +148,7 @@ export class KafkaAttemptStore implements AttemptStore {
 
   /** Forgets the markers of these partitions (tombstones; compaction removes the keys). */
   async clear(group: string, partitions: readonly TopicPartition[]): Promise<void> {
+    await this.#replaceStrandedClients();
     const writer = this.#writerOrThrow();
     await writer.write(
       partitions.map((tp) => ({ topic: this.topic, key: markerKey(group, tp), value: null })),
@@ -158,6 +162,27 @@ export class KafkaAttemptStore implements AttemptStore {
     this.#reader = undefined;
     this.#writer = undefined;
     this.#tail = undefined;
+  }
+
+  /**
+   * A client librdkafka stranded (stranded-client.ts) would fail every call until the process
+   * restarts; both are replaced instead, and the new reader reads the topic again from the start.
+   */
+  async #replaceStrandedClients(): Promise<void> {
+    const stranded = () => this.#reader?.stranded() === true || this.#writer?.stranded() === true;
+    if (!this.#replacing && !this.#closed && stranded())
+      this.#replacing = (async () => {
+        this.#log.warn({ event: 'attempt-store-clients-replaced' }, 'attempt store: a client was stranded');
+        const [reader, writer, tail] = [this.#reader, this.#writer, this.#tail];
+        this.#reader = undefined;
+        this.#writer = undefined;
+        await tail; // the tail loop ends: its reader is no longer the store's
+        await Promise.all([reader?.close(1_000), writer?.close(1_000)]);
+        await this.start();
+      })().finally(() => {
+        this.#replacing = undefined;
+      });
+    await this.#replacing;
   }
 
   #started(): PartitionReader {
@@ -206,7 +231,7 @@ export class KafkaAttemptStore implements AttemptStore {
   }
 
   async #tailLoop(reader: PartitionReader): Promise<void> {
-    while (!this.#closed) {
+    while (!this.#closed && this.#reader === reader) {
       try {
         const records = await reader.consume(1_000, 100);
         for (const r of records) this.#apply(r);

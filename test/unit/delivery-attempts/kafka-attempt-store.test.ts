@@ -21,9 +21,19 @@ class FakeLog {
   /** While false the reader delivers nothing (a slow fetch). */
   flowing = true;
   failWrites = false;
+  /** Clients made so far; those made up to `strandedUpTo` report themselves stranded. */
+  clients = 0;
+  strandedUpTo = 0;
+
+  /** Every client made so far is stranded (librdkafka forgot its brokers); new ones are fine. */
+  strandAll(): void {
+    this.strandedUpTo = this.clients;
+  }
 
   writer(): AcknowledgedWriter {
+    const made = (this.clients += 1);
     return {
+      stranded: () => made <= this.strandedUpTo,
       connect: () => Promise.resolve(),
       write: (records) => {
         if (this.failWrites) return Promise.reject(new Error('delivery failed'));
@@ -38,7 +48,9 @@ class FakeLog {
   reader(): PartitionReader {
     let next = 0;
     let assigned = false;
+    const made = (this.clients += 1);
     return {
+      stranded: () => made <= this.strandedUpTo,
       connect: () => Promise.resolve(),
       assign: () => {
         assigned = true;
@@ -228,6 +240,23 @@ describe('KafkaAttemptStore', () => {
     m.count = 99;
     assert.equal((await a.get('g', [tp('t', 0)])).get('t:0')?.count, 1);
     await a.close();
+  });
+
+  it('replaces stranded clients before the next call and keeps every marker', async () => {
+    const log = new FakeLog();
+    const s = kafkaStore(log);
+    await s.start();
+    await s.put('g', [{ partition: tp('t', 0), marker: { offset: 3, count: 2 } }]);
+    assert.equal(log.clients, 2);
+    log.strandAll();
+    const [a, b] = await Promise.all([s.get('g', [tp('t', 0)]), s.get('g', [tp('t', 0)])]);
+    assert.equal(log.clients, 4, 'one new reader and one new writer, even for concurrent calls');
+    assert.deepEqual(a.get('t:0'), { offset: 3, count: 2 });
+    assert.deepEqual(b.get('t:0'), { offset: 3, count: 2 });
+    await s.put('g', [{ partition: tp('t', 0), marker: { offset: 5, count: 1 } }]);
+    assert.deepEqual((await s.get('g', [tp('t', 0)])).get('t:0'), { offset: 5, count: 1 });
+    assert.equal(log.clients, 4);
+    await s.close();
   });
 
   it('rejects calls before start()', async () => {
