@@ -1,4 +1,5 @@
 import { silentLogger } from '../observability/logger.ts';
+import { classifyKafkaError } from './classify.ts';
 import { createConsumer, type ConsumerPort } from './consumer.ts';
 import type { FetchedRecord } from './records.ts';
 import { isStrandedError } from './stranded-client.ts';
@@ -6,6 +7,8 @@ import { isStrandedError } from './stranded-client.ts';
 /** What the checking side needs of a consumer, and how often its client had to be replaced. */
 export type RecordReader = Pick<ConsumerPort, 'connect' | 'subscribe' | 'consume' | 'lag' | 'close'> & {
   readonly replacements: number;
+  /** Consume errors ridden through (e.g. NOT_COORDINATOR while a broker recovers). */
+  readonly transientErrors: number;
 };
 
 export interface ReaderOptions {
@@ -20,7 +23,8 @@ export interface ReaderOptions {
  * side of exactly-once (verifier, tests, benchmarks). Its group is its own unless `groupId` is given,
  * so it never disturbs (or resumes from) anybody's offsets.
  *
- * A reader rides through broker faults. If its client is stranded (stranded-client.ts) it replaces
+ * A reader rides through broker faults: a consume error other than a configuration error reads as
+ * "nothing this time" (librdkafka recovers by itself). If its client is stranded (stranded-client.ts) it replaces
  * the client and drops what the new one reads again below the positions already returned, so its
  * callers see the same stream as from a reader that was never replaced.
  */
@@ -30,6 +34,7 @@ export function createReadCommittedReader(o: ReaderOptions): RecordReader {
 
 class ReadCommittedReader implements RecordReader {
   replacements = 0;
+  transientErrors = 0;
   #consumer: ConsumerPort;
   #stranded = false;
   #topics: string[] = [];
@@ -77,8 +82,18 @@ class ReadCommittedReader implements RecordReader {
 
   async consume(max: number, timeoutMs: number): Promise<FetchedRecord[]> {
     if (this.#stranded) await this.#replace();
+    let records: FetchedRecord[];
+    try {
+      records = await this.#consumer.consume(max, timeoutMs);
+    } catch (e) {
+      const err = classifyKafkaError(e, 'consume');
+      if (err.kind === 'config') throw err;
+      this.transientErrors += 1;
+      await new Promise((r) => setTimeout(r, Math.min(timeoutMs, 200)));
+      return [];
+    }
     const fresh: FetchedRecord[] = [];
-    for (const r of await this.#consumer.consume(max, timeoutMs)) {
+    for (const r of records) {
       const key = `${r.topic}/${r.partition}`;
       if (r.offset < (this.#next.get(key) ?? 0)) continue;
       this.#next.set(key, r.offset + 1);

@@ -29,11 +29,10 @@ function readCommittedConsumer(bootstrap: string, name: string): RecordReader {
  */
 export class ConcurrentReader {
   readonly records = new Map<string, SeenRecord>();
-  /** Consume errors seen (the reader rides through broker faults). */
-  errors = 0;
   #consumer: RecordReader | undefined;
   #stopped = false;
   #loop: Promise<void> | undefined;
+  #failure: Error | undefined;
 
   constructor(
     private readonly bootstrap: string,
@@ -61,17 +60,17 @@ export class ConcurrentReader {
     this.#stopped = true;
     await this.#loop;
     await this.#consumer?.close(10_000);
+    if (this.#failure !== undefined) throw this.#failure;
   }
 
+  /** The reader rides through broker faults by itself; only a configuration error ends it. */
   async #run(c: RecordReader): Promise<void> {
-    while (!this.#stopped) {
-      try {
+    try {
+      while (!this.#stopped)
         for (const r of await c.consume(1_000, 200))
           this.records.set(`${r.partition}@${r.offset}`, toSeen(r));
-      } catch {
-        this.errors += 1;
-        await new Promise((r) => setTimeout(r, 500));
-      }
+    } catch (e) {
+      this.#failure = e instanceof Error ? e : new Error(String(e));
     }
   }
 }
@@ -106,7 +105,7 @@ export async function readAllCommitted(
   let lag: number | undefined;
   try {
     while (Date.now() < deadline) {
-      const batch = await c.consume(5_000, 200).catch(() => []);
+      const batch = await c.consume(5_000, 200);
       for (const r of batch) byPos.set(`${r.partition}@${r.offset}`, toSeen(r));
       lag = c.lag();
       if (byPos.size >= expected && lag === 0) settleUntil ??= Date.now() + 2_000;

@@ -18,9 +18,7 @@ const READERS = 60;
 const PAUSE_MS = 12_000;
 
 /** Reads until every record is in (or the deadline); returns how many distinct and total. */
-async function readAll(reader: RecordReader, topic: string): Promise<{ distinct: number; total: number }> {
-  await reader.connect(30_000);
-  reader.subscribe([topic]);
+async function readAll(reader: RecordReader): Promise<{ distinct: number; total: number }> {
   const values = new Set<string>();
   let total = 0;
   const deadline = Date.now() + 60_000;
@@ -58,14 +56,18 @@ describe('clients stranded by a fenced broker (1-node cluster)', () => {
       } finally {
         cluster.resumeNode(id!);
       }
+      // Connect them all before any reads: a consume holds a libuv thread, and the connects (which
+      // fetch the metadata that strands a client) must not wait behind them past the moment.
       const readers: RecordReader[] = [];
-      const reads: Promise<{ distinct: number; total: number }>[] = [];
+      const connects: Promise<void>[] = [];
       for (let i = 0; i < READERS; i += 1) {
         const reader = createReadCommittedReader({ bootstrap, clientId: `stranded-${round}-${i}` });
         readers.push(reader);
-        reads.push(readAll(reader, topic));
+        connects.push(reader.connect(30_000).then(() => reader.subscribe([topic])));
         await new Promise((r) => setTimeout(r, 5));
       }
+      await Promise.all(connects);
+      const reads = readers.map((reader) => readAll(reader));
       const results = await Promise.all(reads);
       replaced += readers.reduce((n, r) => n + r.replacements, 0);
       results.forEach((res, i) =>
