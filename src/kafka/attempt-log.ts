@@ -129,9 +129,9 @@ export function createAcknowledgedWriter(
   const native = new Kafka.Producer(props);
   attachDebugLog(native, settings.clientId);
   let stranded = false;
-  watchForStranding(native, () => {
+  watchForStranding(native, (reason) => {
     stranded = true;
-    log.warn({ client: settings.clientId }, 'kafka: attempt-log writer stranded without brokers');
+    log.warn({ client: settings.clientId, reason }, 'kafka: attempt-log writer stranded');
   });
   let seq = 0;
   const pending = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
@@ -237,9 +237,10 @@ export function createPartitionReader(settings: ReaderSettings, log: Logger): Pa
   );
   attachDebugLog(native, settings.clientId);
   let stranded = false;
-  watchForStranding(native, () => {
+  // Its partitions are assigned with explicit offsets (no OffsetFetch), so only the broker check.
+  watchForStranding(native, (reason) => {
     stranded = true;
-    log.warn({ client: settings.clientId }, 'kafka: partition reader stranded without brokers');
+    log.warn({ client: settings.clientId, reason }, 'kafka: partition reader stranded');
   });
   // Return as soon as something arrived instead of waiting the whole timeout for `max` records:
   // a tailing reader must hand over each write at fetch latency.

@@ -115,11 +115,15 @@ export function createConsumer(
   }
   native.on('event.error', (e) => onError(classifyKafkaError(e, 'client')));
   attachDebugLog(native, settings.clientId);
-  watchForStranding(native, () => {
-    const err = strandedError('client');
-    log.warn({ err: err.toLog(), client: settings.clientId }, 'kafka: consumer stranded without brokers');
-    onError(err);
-  });
+  watchForStranding(
+    native,
+    (reason) => {
+      const err = strandedError('client', reason);
+      log.warn({ err: err.toLog(), client: settings.clientId, reason }, 'kafka: consumer stranded');
+      onError(err);
+    },
+    { consumer: true },
+  );
   native.setDefaultConsumeTimeout(100);
   native.setDefaultIsTimeoutOnlyForFirstMessage(true);
   let connected = false;

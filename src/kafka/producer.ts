@@ -51,12 +51,9 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
   let stranded: KafkaError | undefined;
   /** Settles each transactional call still waiting for its callback. */
   const waiting = new Set<(err: unknown) => void>();
-  watchForStranding(native, () => {
-    stranded = strandedError('client');
-    log.warn(
-      { err: stranded.toLog(), client: settings.clientId },
-      'kafka: producer stranded without brokers',
-    );
+  watchForStranding(native, (reason) => {
+    stranded = strandedError('client', reason);
+    log.warn({ err: stranded.toLog(), client: settings.clientId, reason }, 'kafka: producer stranded');
     // Their native calls could only time out; fail them now (close() then abandons the client).
     for (const finish of [...waiting]) finish(stranded);
   });
