@@ -147,7 +147,8 @@ export class TransactionalWorker {
     this.#epochs.onChange((cause, partitions) => {
       this.metrics.epochChanges.inc({ cause });
       this.metrics.epoch.set(this.#epochs.current);
-      this.log.info(
+      // A lost assignment is involuntary (session timeout, expired generation): say so loudly.
+      this.log[cause === 'lost' ? 'warn' : 'info'](
         { event: 'epoch', cause, epoch: this.#epochs.current, partitions: partitions.map(tpKey) },
         `kafka: ${cause}`,
       );
