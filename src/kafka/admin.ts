@@ -1,6 +1,6 @@
 import Kafka from '@confluentinc/kafka-javascript';
 import { classifyKafkaError } from './classify.ts';
-import type { TopicPartitionOffset } from './records.ts';
+import { OFFSET_INVALID, type TopicPartitionOffset } from './records.ts';
 
 export interface TopicSpec {
   topic: string;
@@ -129,11 +129,11 @@ export function createAdmin(bootstrapServers: string, clientId = 'hamstring-admi
       await call<unknown>((cb) => reader.connect({ timeout: timeoutMs }, cb));
       try {
         const tps = await call<Kafka.TopicPartitionOffset[]>((cb) => reader.committed(parts, timeoutMs, cb));
-        // No committed offset comes back as undefined (or negative); the contract says -1001.
+        // No committed offset comes back as undefined (or negative); the contract says OFFSET_INVALID.
         return tps.map(({ topic, partition, offset }) => ({
           topic,
           partition,
-          offset: offset === undefined || offset < 0 ? -1001 : offset,
+          offset: offset === undefined || offset < 0 ? OFFSET_INVALID : offset,
         }));
       } finally {
         await new Promise<void>((resolve) => reader.disconnect(() => resolve()));

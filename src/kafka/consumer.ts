@@ -7,7 +7,12 @@ import { attachDebugLog } from './debug-log.ts';
 import { strandedError, watchForStranding } from './stranded-client.ts';
 import { code } from './error-codes.ts';
 import type { KafkaError } from './kafka-error.ts';
-import type { FetchedRecord, TopicPartition, TopicPartitionOffset } from './records.ts';
+import {
+  OFFSET_INVALID,
+  type FetchedRecord,
+  type TopicPartition,
+  type TopicPartitionOffset,
+} from './records.ts';
 
 /** Rebalance notifications, delivered on the event loop while the consumer is polled. */
 export interface RebalanceListener {
@@ -51,7 +56,6 @@ export interface ConsumerPort extends GroupMetadataSource {
 const ASSIGN = code('_ASSIGN_PARTITIONS');
 const REVOKE = code('_REVOKE_PARTITIONS');
 const OFFSET_BEGINNING = -2;
-const OFFSET_INVALID = -1001;
 
 /** A binding message as a FetchedRecord (headers merged into one object, key as bytes). */
 export function toRecord(m: Kafka.Message): FetchedRecord {

@@ -31,6 +31,9 @@ export interface TopicPartitionOffset extends TopicPartition {
   offset: number;
 }
 
+/** librdkafka's "no offset": what a committed-offset query returns for a partition never committed. */
+export const OFFSET_INVALID = -1001;
+
 export function tpKey(tp: TopicPartition): string {
   return `${tp.topic}:${tp.partition}`;
 }
