@@ -1,14 +1,12 @@
 import { silentLogger } from '../observability/logger.ts';
 import { classifyKafkaError } from './classify.ts';
 import { createConsumer, type ConsumerPort } from './consumer.ts';
-import type { FetchedRecord } from './records.ts';
+import { tpKey, type FetchedRecord } from './records.ts';
 import { isStrandedError } from './stranded-client.ts';
 
 /** What the checking side needs of a consumer, and how often its client had to be replaced. */
 export type RecordReader = Pick<ConsumerPort, 'connect' | 'subscribe' | 'consume' | 'lag' | 'close'> & {
   readonly replacements: number;
-  /** Consume errors ridden through (e.g. NOT_COORDINATOR while a broker recovers). */
-  readonly transientErrors: number;
 };
 
 export interface ReaderOptions {
@@ -24,9 +22,9 @@ export interface ReaderOptions {
  * so it never disturbs (or resumes from) anybody's offsets.
  *
  * A reader rides through broker faults: a consume error other than a configuration error reads as
- * "nothing this time" (librdkafka recovers by itself). If its client is stranded (stranded-client.ts) it replaces
- * the client and drops what the new one reads again below the positions already returned, so its
- * callers see the same stream as from a reader that was never replaced.
+ * "nothing this time" (librdkafka recovers by itself). If its client is stranded
+ * (stranded-client.ts) it replaces the client and drops what the new one reads again below the
+ * positions already returned, so its callers see the same stream as from a reader never replaced.
  */
 export function createReadCommittedReader(o: ReaderOptions): RecordReader {
   return new ReadCommittedReader(o);
@@ -34,12 +32,11 @@ export function createReadCommittedReader(o: ReaderOptions): RecordReader {
 
 class ReadCommittedReader implements RecordReader {
   replacements = 0;
-  transientErrors = 0;
   #consumer: ConsumerPort;
   #stranded = false;
   #topics: string[] = [];
   #connectTimeoutMs = 30_000;
-  /** Next offset per `topic/partition` already handed out. */
+  /** Next offset per partition (tpKey) already handed out. */
   readonly #next = new Map<string, number>();
 
   constructor(private readonly o: ReaderOptions) {
@@ -88,13 +85,12 @@ class ReadCommittedReader implements RecordReader {
     } catch (e) {
       const err = classifyKafkaError(e, 'consume');
       if (err.kind === 'config') throw err;
-      this.transientErrors += 1;
       await new Promise((r) => setTimeout(r, Math.min(timeoutMs, 200)));
       return [];
     }
     const fresh: FetchedRecord[] = [];
     for (const r of records) {
-      const key = `${r.topic}/${r.partition}`;
+      const key = tpKey(r);
       if (r.offset < (this.#next.get(key) ?? 0)) continue;
       this.#next.set(key, r.offset + 1);
       fresh.push(r);
