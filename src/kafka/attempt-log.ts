@@ -67,6 +67,22 @@ export interface ReaderSettings extends KafkaClientSettings {
 
 type Callback<T> = (err: unknown, v: T) => void;
 
+/** Debug output and the stranded-client watch of one client; returns whether it is stranded. */
+function instrument(
+  native: Kafka.Producer | Kafka.KafkaConsumer,
+  clientId: string,
+  what: string,
+  log: Logger,
+): () => boolean {
+  attachDebugLog(native, clientId);
+  let stranded = false;
+  watchForStranding(native, (reason) => {
+    stranded = true;
+    log.warn({ client: clientId, reason }, `kafka: ${what} stranded`);
+  });
+  return () => stranded;
+}
+
 function call<T>(op: 'admin' | 'consume' | 'connect', fn: (cb: Callback<T>) => void): Promise<T> {
   return new Promise<T>((resolve, reject) =>
     fn((err, v) => (err ? reject(classifyKafkaError(err, op)) : resolve(v))),
@@ -127,12 +143,7 @@ export function createAcknowledgedWriter(
     ...settings.overrides,
   };
   const native = new Kafka.Producer(props);
-  attachDebugLog(native, settings.clientId);
-  let stranded = false;
-  watchForStranding(native, (reason) => {
-    stranded = true;
-    log.warn({ client: settings.clientId, reason }, 'kafka: attempt-log writer stranded');
-  });
+  const stranded = instrument(native, settings.clientId, 'attempt-log writer', log);
   let seq = 0;
   const pending = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
   native.on('delivery-report', (err, report) => {
@@ -158,7 +169,7 @@ export function createAcknowledgedWriter(
         // Delivery reports are served by polling; a short interval keeps a write near one round trip.
         native.setPollInterval(5);
       }),
-    stranded: () => stranded,
+    stranded,
     async write(records) {
       const acks: Promise<void>[] = [];
       for (const r of records) {
@@ -235,13 +246,8 @@ export function createPartitionReader(settings: ReaderSettings, log: Logger): Pa
     },
     {},
   );
-  attachDebugLog(native, settings.clientId);
-  let stranded = false;
   // Its partitions are assigned with explicit offsets (no OffsetFetch), so only the broker check.
-  watchForStranding(native, (reason) => {
-    stranded = true;
-    log.warn({ client: settings.clientId, reason }, 'kafka: partition reader stranded');
-  });
+  const stranded = instrument(native, settings.clientId, 'partition reader', log);
   // Return as soon as something arrived instead of waiting the whole timeout for `max` records:
   // a tailing reader must hand over each write at fetch latency.
   (
@@ -279,7 +285,7 @@ export function createPartitionReader(settings: ReaderSettings, log: Logger): Pa
       });
     },
     position: (tp) => positions.get(tpKey(tp)),
-    stranded: () => stranded,
+    stranded,
     ...metadataOf(native),
     close(timeoutMs) {
       if (closed) return Promise.resolve();
