@@ -9,10 +9,23 @@ import { codeName } from './error-codes.ts';
  * - fenced: a newer producer with the same transactional id exists: this instance is a zombie.
  * - fatal: the producer is broken for another reason; only a new producer instance can continue.
  * - config: a local misuse or configuration error; retrying cannot help.
+ * - authorization: the cluster refuses this principal (topic, group or transactional id ACL).
+ * - refused: the broker or the client refused one produced record for its size or content (too
+ *   large, invalid, null key on a compacted topic, timestamp out of range): deterministic, so it is
+ *   attributed to the input record it came from instead of being retried.
  * - other: anything else; treated as abortable by the runtime, and logged loudly.
  */
 export type ErrorKind =
-  'membership' | 'transport' | 'abortable' | 'retriable' | 'fenced' | 'fatal' | 'config' | 'other';
+  | 'membership'
+  | 'transport'
+  | 'abortable'
+  | 'retriable'
+  | 'fenced'
+  | 'fatal'
+  | 'config'
+  | 'authorization'
+  | 'refused'
+  | 'other';
 
 /** The Kafka operation that failed; part of the classification and of every log line. */
 export type KafkaOperation =

@@ -60,5 +60,9 @@ export function planRecovery(err: KafkaError, ctx: RecoveryContext): RecoveryAct
       return { type: 'recreate-producer', why: 'fatal' };
     case 'config':
       return { type: 'stop', reason: `configuration error: ${err.codeName}: ${err.message}` };
+    case 'authorization':
+      return { type: 'stop', reason: `not authorized: ${err.codeName}: ${err.message}` };
+    case 'refused':
+      return { type: 'rewind' };
   }
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '../observability/logger.ts';
+import type { PartitionState, StoreDeclaration, TimerDeclaration } from './state/contract.ts';
 
 /** An input record as a stage sees it: bytes plus where it came from. */
 export interface StageRecord {
@@ -90,6 +91,23 @@ export interface StageContext {
   readonly log: Logger;
   /** The assignment epoch the batch was fetched under (diagnostics). */
   readonly epoch: number;
+  /**
+   * The state stores of one input partition (by partition number). Changes belong to this batch's
+   * transaction. Throws for a stage that declares no stores or a partition not assigned.
+   */
+  state(partition: number): PartitionState;
+}
+
+/** What the runtime hands to `onTimer`: one assigned, restored partition and the time of the call. */
+export interface TimerContext {
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+  readonly epoch: number;
+  readonly partition: number;
+  /** Wall-clock time of the call (ms since the epoch), from the runtime's clock. */
+  readonly now: number;
+  /** This partition's stores; changes belong to the timer call's transaction. */
+  readonly state: PartitionState;
 }
 
 /**
@@ -113,4 +131,10 @@ export interface Stage {
   /** Overrides the runtime's retry classification for this stage's errors. */
   isRetryable?(error: unknown): boolean;
   process(records: readonly StageRecord[], ctx: StageContext): Promise<ProcessResult> | ProcessResult;
+  /** Named key-value stores, partitioned like the input and backed by compacted changelog topics. */
+  readonly stores?: Readonly<Record<string, StoreDeclaration>>;
+  /** Calls `onTimer` per assigned partition at this interval, with no records. */
+  readonly timer?: TimerDeclaration;
+  /** Outputs of a timer call carry no `source`; its failures stop nothing but are logged. */
+  onTimer?(ctx: TimerContext): Promise<ProcessResult> | ProcessResult;
 }

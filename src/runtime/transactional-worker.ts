@@ -562,7 +562,14 @@ export class TransactionalWorker {
     }, this.#policy.processingTimeoutMs);
     try {
       const work = Promise.resolve(
-        this.#stage.process(records.map(toStageRecord), { signal: controller.signal, log: this.log, epoch }),
+        this.#stage.process(records.map(toStageRecord), {
+          signal: controller.signal,
+          log: this.log,
+          epoch,
+          state: () => {
+            throw new Error(`stage ${this.#stage.name} declares no state stores`);
+          },
+        }),
       );
       const aborted = new Promise<never>((_, reject) => {
         const fail = () =>

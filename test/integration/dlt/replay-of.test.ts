@@ -84,6 +84,9 @@ describe('replayStage', () => {
       signal: new AbortController().signal,
       log: silentLogger(),
       epoch: 1,
+      state: () => {
+        throw new Error('no stores');
+      },
     });
     assert.equal(result.outputs.length, 1);
     assert.deepEqual(

@@ -12,7 +12,10 @@ function raw(
   return { code: code(name), message: `broker said ${name}`, ...flags };
 }
 
-const TABLE: Record<Exclude<ErrorKind, 'abortable' | 'retriable' | 'other'>, string[]> = {
+const TABLE: Record<
+  Exclude<ErrorKind, 'abortable' | 'retriable' | 'other' | 'authorization' | 'refused'>,
+  string[]
+> = {
   membership: [
     'UNKNOWN_MEMBER_ID',
     'ILLEGAL_GENERATION',

@@ -22,7 +22,10 @@ const rec = (topic: string, partition: number, offset: number): StageRecord => (
 
 function ctx(epoch = 3): { ctx: StageContext; controller: AbortController } {
   const controller = new AbortController();
-  return { ctx: { signal: controller.signal, log: silentLogger(), epoch }, controller };
+  const state = (): never => {
+    throw new Error('no stores');
+  };
+  return { ctx: { signal: controller.signal, log: silentLogger(), epoch, state }, controller };
 }
 
 const pass: Stage = {

@@ -1,0 +1,40 @@
+/**
+ * The runtime's public surface: what the application layer, users' stages and the package entry point
+ * import. Everything else under src/runtime/ is internal and may move.
+ */
+export { TransactionalWorker } from './transactional-worker.ts';
+export type { WorkerState, WorkerStatus } from './transactional-worker.ts';
+export type {
+  WorkerOptions,
+  WorkerKafkaOptions,
+  WorkerHooks,
+  CommitInfo,
+  KafkaClientFactory,
+} from './worker-options.ts';
+export { workerOptionsFromConfig, instanceIdFrom, recordErrorPolicyFromConfig } from './worker-config.ts';
+export { hostWorkers } from './worker-host.ts';
+export type { WorkerHost } from './worker-host.ts';
+export { startHealthServer } from './health-server.ts';
+export type { HealthServer, HealthServerOptions } from './health-server.ts';
+export { ThreadPool } from './thread-pool.ts';
+export type { ThreadPoolOptions } from './thread-pool.ts';
+export { RecordError, NonRetryableError, DecodeError, BATCH_FINISHED } from './stage.ts';
+export type {
+  Stage,
+  StageRecord,
+  StageOutput,
+  StageContext,
+  TimerContext,
+  ProcessResult,
+  RecordFailure,
+  RecordPosition,
+} from './stage.ts';
+export type {
+  Codec,
+  KeyValueStore,
+  PartitionState,
+  StoreDeclaration,
+  TimerDeclaration,
+} from './state/contract.ts';
+export { systemClock } from './clock.ts';
+export type { Clock } from './clock.ts';
