@@ -36,5 +36,10 @@ export type {
   StoreDeclaration,
   TimerDeclaration,
 } from './state/contract.ts';
+export { exponentialBackOff, fixedBackOff } from './backoff.ts';
+export type { BackOff } from './backoff.ts';
+export { DLT_HEADERS } from './dead-letter.ts';
+export { defaultRecordErrorPolicy } from './record-error-policy.ts';
+export type { RecordErrorPolicy } from './record-error-policy.ts';
 export { systemClock } from './clock.ts';
 export type { Clock } from './clock.ts';

@@ -5,7 +5,7 @@ import {
   replayStage,
   unreplayableTopic,
   type ReplaySummary,
-} from '../../runtime/dlt-replay.ts';
+} from '../../app/dlt-replay.ts';
 import { workerOptionsFromConfig } from '../../runtime/worker-config.ts';
 import type { WorkerKafkaOptions } from '../../runtime/worker-options.ts';
 import { UsageError, type Command, type CommandIo } from '../command.ts';

@@ -1,5 +1,5 @@
 import { bootstrapServers, loadConfig } from '../../config/index.ts';
-import { startMonitoringAgent } from '../../monitoring/agent.ts';
+import { startMonitoringAgent } from '../../app/monitoring-agent.ts';
 import { MONITORING_TOPIC_PREFIX } from '../../monitoring/events.ts';
 import { ensureMonitoringTopics } from '../../monitoring/topics.ts';
 import { createLogger } from '../../observability/logger.ts';

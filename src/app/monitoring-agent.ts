@@ -2,20 +2,26 @@ import { hostname } from 'node:os';
 import { bootstrapServers } from '../config/load.ts';
 import type { HamstringConfig } from '../config/schema.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
-import { exponentialBackOff, type BackOff } from '../runtime/backoff.ts';
-import { systemClock, type Clock } from '../runtime/clock.ts';
-import { TransactionalWorker } from '../runtime/transactional-worker.ts';
-import type { KafkaClientFactory, WorkerHooks, WorkerKafkaOptions } from '../runtime/worker-options.ts';
 import {
   ClickHouseConnection,
   errorText,
   type ClickHouseTarget,
   type ClickHouseUnavailable,
-} from './clickhouse-connection.ts';
-import { clickHouseSinkStage, type SinkHooks } from './clickhouse-sink.ts';
-import { MONITORING_TOPIC_PREFIX } from './events.ts';
-import { MonitoringMetrics } from './monitoring-metrics.ts';
-import { TABLES, type TableDef } from './tables.ts';
+} from '../monitoring/clickhouse-connection.ts';
+import { clickHouseSinkStage, type SinkHooks } from '../monitoring/clickhouse-sink.ts';
+import { MONITORING_TOPIC_PREFIX } from '../monitoring/events.ts';
+import { MonitoringMetrics } from '../monitoring/monitoring-metrics.ts';
+import { TABLES, type TableDef } from '../monitoring/tables.ts';
+import {
+  exponentialBackOff,
+  systemClock,
+  TransactionalWorker,
+  type BackOff,
+  type Clock,
+  type KafkaClientFactory,
+  type WorkerHooks,
+  type WorkerKafkaOptions,
+} from '../runtime/index.ts';
 
 export interface MonitoringAgentOptions {
   /** Default: runtime.instance_id, else the host name. */
