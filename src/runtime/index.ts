@@ -11,7 +11,12 @@ export type {
   CommitInfo,
   KafkaClientFactory,
 } from './worker-options.ts';
-export { workerOptionsFromConfig, instanceIdFrom, recordErrorPolicyFromConfig } from './worker-config.ts';
+export {
+  workerOptionsFromConfig,
+  instanceIdFrom,
+  kafkaOptionsFromConfig,
+  recordErrorPolicyFromConfig,
+} from './worker-config.ts';
 export { hostWorkers } from './worker-host.ts';
 export type { WorkerHost } from './worker-host.ts';
 export { startHealthServer } from './health-server.ts';
