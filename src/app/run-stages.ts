@@ -88,7 +88,7 @@ export async function runStages(options: RunStagesOptions): Promise<RunningStage
     ? new KafkaAttemptStore({
         bootstrapServers: bootstrapServers(config),
         topic: re.delivery_attempts_topic,
-        log: log.child({ component: 'delivery-attempts' }),
+        log,
       })
     : undefined;
   await attemptStore?.start();
@@ -96,7 +96,8 @@ export async function runStages(options: RunStagesOptions): Promise<RunningStage
     (stage) =>
       new TransactionalWorker({
         ...workerOptionsFromConfig({ config, stage, env }),
-        log: log.child({ stage: stage.name }, { level: levels.stage(stage.name) }),
+        // The worker binds its stage and instance to every line itself.
+        log: log.child({}, { level: levels.stage(stage.name) }),
         ...(attemptStore ? { attemptStore } : {}),
         ...(options.clients ? { clients: options.clients } : {}),
         ...(options.hooks ? { hooks: options.hooks } : {}),
