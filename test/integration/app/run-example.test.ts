@@ -2,13 +2,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { createAdmin } from '../../../src/kafka/admin.ts';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
+import { freePort } from '../../helpers/free-port.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { uniqueTopic } from '../../helpers/names.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
@@ -30,17 +30,6 @@ after(() => {
   for (const c of children) c.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** examples/uppercase.yaml with the verifier's short timeouts (a dead member is noticed in 6 s) and a free health port. */
 function exampleConfig(healthPort: number): string {
