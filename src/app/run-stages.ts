@@ -114,7 +114,6 @@ export async function runStages(options: RunStagesOptions): Promise<RunningStage
       ...(options.signals ? { signals: options.signals } : {}),
     });
   } catch (e) {
-    await Promise.allSettled(workers.map((w) => w.stop()));
     await attemptStore?.close();
     throw e;
   }

@@ -58,7 +58,15 @@ export async function hostWorkers(args: {
   };
   const signals = args.signals ?? ['SIGTERM', 'SIGINT'];
   for (const s of signals) process.on(s, onSignal);
-  await Promise.all(workers.map((w) => w.start()));
+  try {
+    await Promise.all(workers.map((w) => w.start()));
+  } catch (e) {
+    // A worker that cannot start leaves no handler, server or other worker behind.
+    for (const s of signals) process.off(s, onSignal);
+    await Promise.allSettled(workers.map((w) => w.stop()));
+    await closeHealth();
+    throw e;
+  }
   const done = (async () => {
     await Promise.all(workers.map((w) => w.done()));
     for (const s of signals) process.off(s, onSignal);
