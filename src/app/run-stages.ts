@@ -91,7 +91,15 @@ export async function runStages(options: RunStagesOptions): Promise<RunningStage
         log,
       })
     : undefined;
-  await attemptStore?.start();
+  try {
+    await attemptStore?.start();
+  } catch (e) {
+    throw new Error(
+      `delivery-attempt store (topic ${re.delivery_attempts_topic} on ${bootstrapServers(config)}) did not start: ` +
+        `${e instanceof Error ? e.message : String(e)}; environment.record_errors.track_delivery_attempts: false runs without bounded redelivery`,
+      { cause: e },
+    );
+  }
   const workers = stages.map(
     (stage) =>
       new TransactionalWorker({
