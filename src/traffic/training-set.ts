@@ -1,5 +1,5 @@
 import { parse } from 'tldts';
-import { benignHostname, registeredDomains } from './benign-domains.ts';
+import { benignHostname, popularDomains, registeredDomains } from './benign-domains.ts';
 import { DGA_FAMILIES } from './dga-families.ts';
 import { seededRandom } from './random.ts';
 
@@ -39,8 +39,10 @@ export function dgaTrainingSet(o: TrainingSetOptions): TrainingSplit {
   const split = random.fork('benign-split');
   const testDomains = new Set(domains.filter(() => split.chance(0.25)));
   const names = random.fork('benign-names');
+  // Popular domains are most of real traffic, so a fifth of the benign names are drawn from them.
+  const popular = popularDomains().filter((d) => parse(d).domain !== null);
   for (let i = 0; i < o.benign; i += 1) {
-    const base = names.pick(domains);
+    const base = names.chance(0.2) ? names.pick(popular) : names.pick(domains);
     const item: LabelledDomain = { domain: benignHostname(names, base), family: 'benign', malicious: 0 };
     (testDomains.has(base) ? test : train).push(item);
   }

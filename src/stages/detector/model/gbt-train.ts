@@ -15,7 +15,7 @@ export interface GbtTrainOptions {
 }
 
 export const DEFAULT_GBT_OPTIONS: GbtTrainOptions = {
-  rounds: 120,
+  rounds: 200,
   learningRate: 0.2,
   maxDepth: 5,
   maxBins: 48,

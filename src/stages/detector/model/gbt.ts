@@ -65,7 +65,7 @@ export function gbtMargin(model: GbtModel, x: ArrayLike<number>): number {
   for (const tree of model.trees) {
     let node = tree[0] as TreeNode;
     while (node[0] !== -1) {
-      const [feature, threshold, left, right] = node;
+      const [feature, threshold, left, right] = node as [number, number, number, number];
       node = tree[(x[feature] ?? 0) <= threshold ? left : right] as TreeNode;
     }
     sum += node[1];
