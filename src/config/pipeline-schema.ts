@@ -133,6 +133,11 @@ const detectorSchema = z
     base_url: z.url({ protocol: /^https?$/, error: 'http(s) URL' }).optional(),
     /** Score at or above which a request is a warning. */
     threshold: fraction(),
+    /**
+     * Warnings a host needs in one suspicious batch to be alerted. 1 (the Python behaviour) alerts
+     * on a single mistyped name; DGA malware resolves dozens of names per burst.
+     */
+    min_warnings: positiveInt().default(1),
     inspector_name: nonEmptyString(),
     /** Alerter names; alerts go to `<detector_to_alerter prefix>-<name>`. */
     produce_topics: produceTopicsSchema.default(['generic']),

@@ -134,6 +134,11 @@ function poisson(r: Random, mean: number): number {
   return k;
 }
 
+/**
+ * Benign NXDOMAIN answers come mostly from names the network makes up itself: the resolver's
+ * search suffix appended to a name (`www.facebook.com.corp.example.com`), probes for internal
+ * services (`wpad.`, `isatap.`) and stale hosts; mistyped names are a small part.
+ */
 function benignLookup(
   r: Random,
   popular: readonly string[],
@@ -141,9 +146,15 @@ function benignLookup(
   nxShare: number,
 ): Record<string, string> {
   const domain = popular[zipf(r)] ?? 'example.com';
-  if (r.chance(nxShare)) return lookup(r, r.chance(0.5) ? typo(r, domain) : `${r.pick(['wpad', 'old', 'intranet', 'printer'])}.${domain}`, true);
-  return lookup(r, benignHostname(r, domain), false);
+  if (!r.chance(nxShare)) return lookup(r, benignHostname(r, domain), false);
+  const kind = r.next();
+  if (kind < 0.45) return lookup(r, `${benignHostname(r, domain)}.${SEARCH_SUFFIX}`, true);
+  if (kind < 0.9) return lookup(r, `${r.pick(INTERNAL_NAMES)}.${r.chance(0.5) ? SEARCH_SUFFIX : domain}`, true);
+  return lookup(r, typo(r, domain), true);
 }
+
+const SEARCH_SUFFIX = 'corp.example.com';
+const INTERNAL_NAMES = ['wpad', 'isatap', 'printer', 'fileserver', 'intranet', 'vpn', 'old', 'backup'];
 
 /** One letter of the name's first label replaced: the classic mistyped lookup. */
 function typo(r: Random, domain: string): string {

@@ -23,12 +23,12 @@ export interface ScoredLine {
 
 /**
  * Turns scored lines into alerts: a line is a warning when its score reaches `threshold`; each host
- * with at least one warning gets one alert whose `overall_score` is the median of its warnings'
+ * with at least `minWarnings` (default 1) warnings gets one alert whose `overall_score` is the median of its warnings'
  * scores. Hosts come out in the order of their first line, so a replay emits the same sequence.
  */
 export function alertsFor(
   scored: readonly ScoredLine[],
-  o: { threshold: number; detectorName: string; suspiciousBatchId: string; now: number },
+  o: { threshold: number; minWarnings?: number; detectorName: string; suspiciousBatchId: string; now: number },
 ): Alert[] {
   const byHost = new Map<string, Warning[]>();
   for (const { line, score, evidence } of scored) {
@@ -43,7 +43,9 @@ export function alertsFor(
     });
     byHost.set(line.src_ip, warnings);
   }
-  return [...byHost].map(([srcIp, warnings]) => ({
+  return [...byHost]
+    .filter(([, warnings]) => warnings.length >= (o.minWarnings ?? 1))
+    .map(([srcIp, warnings]) => ({
     alert_id: alertId(o.detectorName, o.suspiciousBatchId, srcIp),
     overall_score: median(warnings.map((w) => w.probability)),
     result: warnings,

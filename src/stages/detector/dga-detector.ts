@@ -94,6 +94,7 @@ export function dgaDetectorStage(
         try {
           const alerts = alertsFor(scored, {
             threshold: o.detector.threshold,
+            minWarnings: o.detector.min_warnings,
             detectorName: o.detector.name,
             suspiciousBatchId: batch.batch_id,
             now,

@@ -106,6 +106,7 @@ export function createDomainator(o: DomainatorOptions): Stage {
         }
         const alerts = alertsFor(scored, {
           threshold: o.detector.threshold,
+          minWarnings: o.detector.min_warnings,
           detectorName: o.detector.name,
           suspiciousBatchId: batch.batch_id,
           now,

@@ -40,6 +40,7 @@ function detectorConfig(over: Partial<DetectorConfig> = {}): DetectorConfig {
     checksum,
     model_path: modelPath,
     threshold: 0.5,
+    min_warnings: 1,
     inspector_name: 'dga_inspector',
     produce_topics: ['generic'],
     domainator: { min_window: 3, max_window: 10, idle_timeout_seconds: 300 },
@@ -102,6 +103,13 @@ test('the threshold is respected: no line reaches 0.9, so no alert', async () =>
   assert.deepEqual(alertsOf(result.outputs), []);
   const rows = result.outputs.filter((o) => o.topic === 'clickhouse_alerts');
   assert.equal(rows.length, 0);
+});
+
+test('min_warnings: a host with fewer warnings in the batch is not alerted', async () => {
+  const two = await createDgaDetector({ detector: detectorConfig({ min_warnings: 2 }), topics });
+  const three = await createDgaDetector({ detector: detectorConfig({ min_warnings: 3 }), topics });
+  assert.equal(alertsOf((await two.process([record('in', 0, batch)], stageContext())).outputs).length, 1);
+  assert.equal(alertsOf((await three.process([record('in', 0, batch)], stageContext())).outputs).length, 0);
 });
 
 test('monitoring rows: one alert row, the batch finished as detected, each line detected or finished', async () => {

@@ -68,6 +68,7 @@ const detector: DetectorConfig = {
   detector_module_name: 'domainator_detector',
   detector_class_name: 'DomainatorDetector',
   threshold: 0.6,
+  min_warnings: 1,
   inspector_name: 'tunnel_inspector',
   produce_topics: ['generic'],
   domainator: { min_window: 3, max_window: 10, idle_timeout_seconds: 60 },

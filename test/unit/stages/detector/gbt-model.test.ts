@@ -26,8 +26,8 @@ test('a tree ensemble scores sigmoid(base + rate * sum of leaves), values <= thr
 });
 
 test('a model whose split points back up its tree is refused (scoring could loop)', () => {
-  const looping = { ...stump, trees: [[[0, 1, 0, 1], [-1, 1]]] };
-  assert.throws(() => parseGbtModel(looping), /child 0 out of range/);
+  const looping = { ...stump, trees: [[[0, 1, 1, 2], [0, 1, 1, 2], [-1, 1]]] };
+  assert.throws(() => parseGbtModel(looping), /tree 0 node 1: child 1 out of range/);
 });
 
 test('a model trained on other features than the detector computes is refused', () => {
