@@ -47,8 +47,8 @@ const perFamily = new Map<string, { n: number; flagged: number }>();
 const testFeatures = features(test);
 test.forEach((s, i) => {
   const flagged = gbtProbability(model, testFeatures[i] ?? []) >= threshold;
-  if (s.malicious) flagged ? total.tp++ : total.fn++;
-  else flagged ? total.fp++ : total.tn++;
+  const cell: keyof Counts = s.malicious ? (flagged ? 'tp' : 'fn') : flagged ? 'fp' : 'tn';
+  total[cell] += 1;
   const f = perFamily.get(s.family) ?? { n: 0, flagged: 0 };
   f.n += 1;
   if (flagged) f.flagged += 1;
@@ -76,7 +76,9 @@ writeFileSync(`${values.out}.sha256`, `${sha256}  ${values.out.split('/').pop()}
 
 const pct = (x: number) => `${(100 * x).toFixed(2)} %`;
 console.log(`trained on ${train.length} names (${trainSeconds.toFixed(1)} s), held out ${test.length}`);
-console.log(`held-out at threshold ${threshold}: precision ${pct(precision)}, recall ${pct(recall)}, false-positive rate ${pct(fpr)}`);
+console.log(
+  `held-out at threshold ${threshold}: precision ${pct(precision)}, recall ${pct(recall)}, false-positive rate ${pct(fpr)}`,
+);
 console.log(`  tp ${total.tp}  fp ${total.fp}  tn ${total.tn}  fn ${total.fn}`);
 for (const [family, f] of [...perFamily].sort()) {
   const label = family === 'benign' ? 'flagged (false positives)' : 'recall';

@@ -17,7 +17,18 @@ export function registeredDomains(): readonly string[] {
 }
 
 /** Host names that real traffic puts in front of a registered domain. */
-export const WEB_SUBDOMAINS = ['www', 'm', 'api', 'static', 'cdn', 'img', 'login', 'accounts', 'news', 'video'];
+export const WEB_SUBDOMAINS = [
+  'www',
+  'm',
+  'api',
+  'static',
+  'cdn',
+  'img',
+  'login',
+  'accounts',
+  'news',
+  'video',
+];
 export const MAIL_SUBDOMAINS = ['mail', 'smtp', 'imap', 'pop', 'mx1', 'mx2', 'autodiscover', 'webmail'];
 
 const BASE36 = 'abcdefghijklmnopqrstuvwxyz0123456789';

@@ -60,7 +60,51 @@ const necurs: DgaFamily = {
     const length = 7 + (mix() % 15);
     let name = '';
     for (let i = 0; i < length; i += 1) name += LETTERS[mix() % 25];
-    const tlds = ['tj', 'in', 'jp', 'tw', 'ac', 'cm', 'la', 'mn', 'so', 'sh', 'sc', 'nu', 'nf', 'mu', 'ms', 'mx', 'ki', 'im', 'cx', 'cc', 'tv', 'bz', 'me', 'eu', 'de', 'ru', 'co', 'su', 'pw', 'kz', 'sx', 'us', 'ug', 'ir', 'to', 'ga', 'com', 'net', 'org', 'biz', 'xxx', 'pro', 'bit'];
+    const tlds = [
+      'tj',
+      'in',
+      'jp',
+      'tw',
+      'ac',
+      'cm',
+      'la',
+      'mn',
+      'so',
+      'sh',
+      'sc',
+      'nu',
+      'nf',
+      'mu',
+      'ms',
+      'mx',
+      'ki',
+      'im',
+      'cx',
+      'cc',
+      'tv',
+      'bz',
+      'me',
+      'eu',
+      'de',
+      'ru',
+      'co',
+      'su',
+      'pw',
+      'kz',
+      'sx',
+      'us',
+      'ug',
+      'ir',
+      'to',
+      'ga',
+      'com',
+      'net',
+      'org',
+      'biz',
+      'xxx',
+      'pro',
+      'bit',
+    ];
     return `${name}.${tlds[mix() % tlds.length]}`;
   },
 };
@@ -169,6 +213,7 @@ export const DGA_FAMILIES: readonly DgaFamily[] = [
 
 export function dgaFamily(name: string): DgaFamily {
   const family = DGA_FAMILIES.find((f) => f.name === name);
-  if (!family) throw new RangeError(`unknown DGA family ${name} (known: ${DGA_FAMILIES.map((f) => f.name).join(', ')})`);
+  if (!family)
+    throw new RangeError(`unknown DGA family ${name} (known: ${DGA_FAMILIES.map((f) => f.name).join(', ')})`);
   return family;
 }

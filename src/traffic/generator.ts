@@ -80,16 +80,20 @@ export function generateTraffic(o: TrafficOptions): Traffic {
       truth.forEach((host, i) => {
         const r = hostRandom[i] as Random;
         for (let k = poisson(r, perHostRate); k > 0; k -= 1)
-          events.push({ at: t0 + r.int(0, 999), ip: host.ip, fields: benignLookup(r, popular, zipf, nxShare) });
+          events.push({
+            at: t0 + r.int(0, 999),
+            ip: host.ip,
+            fields: benignLookup(r, popular, zipf, nxShare),
+          });
         if (host.role === 'dga' && second >= (nextBurst[i] ?? 0)) {
           const family = dgaFamily(host.family);
           const day = Math.floor(t0 / 86_400_000);
-          const start = t0 + r.int(0, 500);
           for (let k = r.int(15, 40); k > 0; k -= 1) {
             const index = dgaIndex[i] ?? 0;
             dgaIndex[i] = index + 1;
             const domain = family.domain(host.malwareSeed, day, index);
-            events.push({ at: start + r.int(0, 1500), ip: host.ip, fields: lookup(r, domain, r.chance(0.95)) });
+            // A burst fits in its second, so the lines of each second can be sorted on their own.
+            events.push({ at: t0 + r.int(0, 999), ip: host.ip, fields: lookup(r, domain, r.chance(0.95)) });
           }
           nextBurst[i] = second + r.int(20, 60);
         }
@@ -149,7 +153,8 @@ function benignLookup(
   if (!r.chance(nxShare)) return lookup(r, benignHostname(r, domain), false);
   const kind = r.next();
   if (kind < 0.45) return lookup(r, `${benignHostname(r, domain)}.${SEARCH_SUFFIX}`, true);
-  if (kind < 0.9) return lookup(r, `${r.pick(INTERNAL_NAMES)}.${r.chance(0.5) ? SEARCH_SUFFIX : domain}`, true);
+  if (kind < 0.9)
+    return lookup(r, `${r.pick(INTERNAL_NAMES)}.${r.chance(0.5) ? SEARCH_SUFFIX : domain}`, true);
   return lookup(r, typo(r, domain), true);
 }
 

@@ -27,7 +27,9 @@ export const DEFAULT_FAMILIES = ['conficker', 'necurs', 'suppobox', 'bamital'];
 export function planHosts(random: Random, o: HostPlanOptions): HostTruth[] {
   const special = o.families.length + (o.tunnel ? 1 : 0);
   if (o.hosts < special + 1)
-    throw new RangeError(`${o.hosts} hosts cannot hold ${special} infected or tunnelling hosts and a benign one`);
+    throw new RangeError(
+      `${o.hosts} hosts cannot hold ${special} infected or tunnelling hosts and a benign one`,
+    );
   for (const family of o.families)
     if (!DGA_FAMILIES.some((f) => f.name === family)) throw new RangeError(`unknown DGA family ${family}`);
   const ips: string[] = [];

@@ -34,7 +34,7 @@ export function decodeAlert(record: StageRecord): Alert {
     throw new DecodeError(
       `not an alert: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
     );
-  return parsed.data as Alert;
+  return parsed.data;
 }
 
 /**
@@ -83,7 +83,12 @@ export function createAlerter(o: AlerterOptions): Stage {
         }
         if (alert === null) continue;
         if (alerting.log_to_kafka)
-          outputs.push({ topic: outputTopic, key: alert.src_ip, value: JSON.stringify(alert), source: record });
+          outputs.push({
+            topic: outputTopic,
+            key: alert.src_ip,
+            value: JSON.stringify(alert),
+            source: record,
+          });
         if (alerting.log_to_file) toFile.push(alert);
       }
       if (toFile.length > 0) await o.file?.append(toFile);

@@ -20,15 +20,23 @@ type PluginFactory = (options: Record<string, unknown>, path: string) => AlertPl
 const minimumScore: PluginFactory = (options, path) => {
   const min = options.min_score;
   if (typeof min !== 'number' || min < 0 || min > 1)
-    throw new PluginConfigError(`${path}.options.min_score: expected number between 0 and 1, got ${JSON.stringify(min)}`);
-  return (alert) => withWarnings(alert, alert.result.filter((w) => w.probability >= min));
+    throw new PluginConfigError(
+      `${path}.options.min_score: expected number between 0 and 1, got ${JSON.stringify(min)}`,
+    );
+  return (alert) =>
+    withWarnings(
+      alert,
+      alert.result.filter((w) => w.probability >= min),
+    );
 };
 
 /** Drops warnings for names under the listed registrable domains (known-good names of the site). */
 const allowlist: PluginFactory = (options, path) => {
   const domains = options.domains;
   if (!Array.isArray(domains) || !domains.every((d) => typeof d === 'string'))
-    throw new PluginConfigError(`${path}.options.domains: expected list of domain names, got ${JSON.stringify(domains)}`);
+    throw new PluginConfigError(
+      `${path}.options.domains: expected list of domain names, got ${JSON.stringify(domains)}`,
+    );
   const allowed = new Set(domains.map((d) => d.toLowerCase()));
   return (alert) =>
     withWarnings(

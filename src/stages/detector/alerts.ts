@@ -11,7 +11,10 @@ export function median(values: readonly number[]): number {
 
 /** Stable alert id: the same detector, suspicious batch and host always give the same id. */
 export function alertId(detectorName: string, suspiciousBatchId: string, srcIp: string): string {
-  return createHash('sha256').update(`${detectorName}\u0000${suspiciousBatchId}\u0000${srcIp}`).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(`${detectorName}\u0000${suspiciousBatchId}\u0000${srcIp}`)
+    .digest('hex')
+    .slice(0, 32);
 }
 
 /** A scored line: the line and its score (malicious probability or tunnelling score). */
@@ -28,7 +31,13 @@ export interface ScoredLine {
  */
 export function alertsFor(
   scored: readonly ScoredLine[],
-  o: { threshold: number; minWarnings?: number; detectorName: string; suspiciousBatchId: string; now: number },
+  o: {
+    threshold: number;
+    minWarnings?: number;
+    detectorName: string;
+    suspiciousBatchId: string;
+    now: number;
+  },
 ): Alert[] {
   const byHost = new Map<string, Warning[]>();
   for (const { line, score, evidence } of scored) {
@@ -46,12 +55,12 @@ export function alertsFor(
   return [...byHost]
     .filter(([, warnings]) => warnings.length >= (o.minWarnings ?? 1))
     .map(([srcIp, warnings]) => ({
-    alert_id: alertId(o.detectorName, o.suspiciousBatchId, srcIp),
-    overall_score: median(warnings.map((w) => w.probability)),
-    result: warnings,
-    src_ip: srcIp,
-    alert_timestamp: new Date(o.now).toISOString(),
-    suspicious_batch_id: o.suspiciousBatchId,
-    detector_name: o.detectorName,
-  }));
+      alert_id: alertId(o.detectorName, o.suspiciousBatchId, srcIp),
+      overall_score: median(warnings.map((w) => w.probability)),
+      result: warnings,
+      src_ip: srcIp,
+      alert_timestamp: new Date(o.now).toISOString(),
+      suspicious_batch_id: o.suspiciousBatchId,
+      detector_name: o.detectorName,
+    }));
 }

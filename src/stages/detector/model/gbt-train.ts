@@ -162,7 +162,10 @@ export function trainGbt(
       tree[at] = [split.feature, threshold, l, r];
       return at;
     };
-    grow(Uint32Array.from({ length: n }, (_, i) => i), 0);
+    grow(
+      Uint32Array.from({ length: n }, (_, i) => i),
+      0,
+    );
     for (let i = 0; i < n; i += 1) margin[i] = (margin[i] ?? 0) + options.learningRate * (leafOf[i] ?? 0);
     trees.push(tree);
   }

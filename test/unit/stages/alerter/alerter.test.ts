@@ -16,7 +16,11 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const alert = (id: string, ip = '10.0.0.1', scores = [0.9]): Alert => ({
   alert_id: id,
   overall_score: scores[0] ?? 0,
-  result: scores.map((p, i) => ({ ts: '2026-11-30T00:00:00', domain_name: `x${i}.example${i}.com`, probability: p })),
+  result: scores.map((p, i) => ({
+    ts: '2026-11-30T00:00:00',
+    domain_name: `x${i}.example${i}.com`,
+    probability: p,
+  })),
   src_ip: ip,
   alert_timestamp: '2026-11-30T00:00:01.000Z',
   suspicious_batch_id: 'b1',
@@ -26,7 +30,11 @@ const alert = (id: string, ip = '10.0.0.1', scores = [0.9]): Alert => ({
 function config(alerting: unknown): HamstringConfig {
   return validateConfig(withValue(minimalConfig(), ['pipeline', 'alerting'], alerting), { env: {} });
 }
-const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Alert);
+const lines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Alert);
 
 test('the file writer appends each alert id once, also across a reopen (a replay after a restart)', async () => {
   const path = join(dir, 'once.jsonl');
@@ -38,7 +46,10 @@ test('the file writer appends each alert id once, also across a reopen (a replay
   assert.ok(second.has('a') && second.has('b') && second.has('c'));
   assert.equal(await second.append([alert('a'), alert('c'), alert('d')]), 1);
   await second.close();
-  assert.deepEqual(lines(path).map((a) => a.alert_id), ['a', 'b', 'c', 'd']);
+  assert.deepEqual(
+    lines(path).map((a) => a.alert_id),
+    ['a', 'b', 'c', 'd'],
+  );
 });
 
 test('a half-written last line (crash mid-write) is cut at open, and that alert is written again', async () => {
@@ -50,24 +61,44 @@ test('a half-written last line (crash mid-write) is cut at open, and that alert 
   assert.ok(!writer.has('b'));
   assert.equal(await writer.append([alert('b')]), 1);
   await writer.close();
-  assert.deepEqual(lines(path).map((a) => a.alert_id), ['a', 'b']);
+  assert.deepEqual(
+    lines(path).map((a) => a.alert_id),
+    ['a', 'b'],
+  );
 });
 
 test('the generic alerter produces to the external topic in its transaction and to the file once per id', async () => {
   const path = join(dir, 'generic.jsonl');
-  const cfg = config({ log_to_file: true, log_file_path: path, log_to_kafka: true, external_kafka_topic: 'alerts_out' });
+  const cfg = config({
+    log_to_file: true,
+    log_file_path: path,
+    log_to_kafka: true,
+    external_kafka_topic: 'alerts_out',
+  });
   const file = await AlertFileWriter.open(path);
   try {
     const stage = createAlerter({ config: cfg, name: 'generic', file });
     assert.deepEqual(stage.inputTopics, ['pipeline-detector_to_alerter-generic']);
-    const input = [record('pipeline-detector_to_alerter-generic', 0, alert('a')), record('pipeline-detector_to_alerter-generic', 1, alert('b', '10.0.0.2'))];
+    const input = [
+      record('pipeline-detector_to_alerter-generic', 0, alert('a')),
+      record('pipeline-detector_to_alerter-generic', 1, alert('b', '10.0.0.2')),
+    ];
     const first = await stage.process(input, stageContext());
-    assert.deepEqual(first.outputs.map((o) => [o.topic, o.key, o.source?.offset]), [['alerts_out', '10.0.0.1', 0], ['alerts_out', '10.0.0.2', 1]]);
+    assert.deepEqual(
+      first.outputs.map((o) => [o.topic, o.key, o.source?.offset]),
+      [
+        ['alerts_out', '10.0.0.1', 0],
+        ['alerts_out', '10.0.0.2', 1],
+      ],
+    );
     // The same batch again (its transaction aborted): the topic gets it again in the new
     // transaction, the file keeps one line per alert.
     const replay = await stage.process(input, stageContext());
     assert.equal(replay.outputs.length, 2);
-    assert.deepEqual(lines(path).map((a) => a.alert_id), ['a', 'b']);
+    assert.deepEqual(
+      lines(path).map((a) => a.alert_id),
+      ['a', 'b'],
+    );
   } finally {
     await file.close();
   }
@@ -76,7 +107,14 @@ test('the generic alerter produces to the external topic in its transaction and 
 test('a plugin alerter adjusts alerts: the allowlist drops known-good warnings and recomputes the median', async () => {
   const cfg = config({
     log_to_kafka: true,
-    plugins: [{ name: 'allow', alerter_module_name: 'plugins', alerter_class_name: 'AllowlistAlerter', options: { domains: ['example0.com'] } }],
+    plugins: [
+      {
+        name: 'allow',
+        alerter_module_name: 'plugins',
+        alerter_class_name: 'AllowlistAlerter',
+        options: { domains: ['example0.com'] },
+      },
+    ],
   });
   const stage = createAlerter({ config: cfg, name: 'allow' });
   assert.deepEqual(stage.inputTopics, ['pipeline-detector_to_alerter-allow']);
@@ -86,13 +124,19 @@ test('a plugin alerter adjusts alerts: the allowlist drops known-good warnings a
   );
   const out = result.outputs.map((o) => JSON.parse(String(o.value)) as Alert);
   assert.equal(out.length, 1, 'the alert whose only warning is allowed is dropped');
-  assert.deepEqual(out[0]?.result.map((w) => w.domain_name), ['x1.example1.com', 'x2.example2.com']);
+  assert.deepEqual(
+    out[0]?.result.map((w) => w.domain_name),
+    ['x1.example1.com', 'x2.example2.com'],
+  );
   assert.equal(out[0]?.overall_score, 0.7);
 });
 
 test('an unknown plugin class is a config error naming the key path', () => {
   const cfg = config({ plugins: [{ name: 'p', alerter_module_name: 'm', alerter_class_name: 'Nope' }] });
-  assert.throws(() => createAlerter({ config: cfg, name: 'p' }), /pipeline\.alerting\.plugins\[0\]\.alerter_class_name: expected one of MinimumScoreAlerter, AllowlistAlerter, got "Nope"/);
+  assert.throws(
+    () => createAlerter({ config: cfg, name: 'p' }),
+    /pipeline\.alerting\.plugins\[0\]\.alerter_class_name: expected one of MinimumScoreAlerter, AllowlistAlerter, got "Nope"/,
+  );
 });
 
 test('a record that is not an alert fails alone as a decode error', async () => {

@@ -3,7 +3,11 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { validateConfig } from '../../../../src/config/index.ts';
-import { createWebhookSink, WebhookRefusedError, WebhookUnavailableError } from '../../../../src/stages/alerter/webhook.ts';
+import {
+  createWebhookSink,
+  WebhookRefusedError,
+  WebhookUnavailableError,
+} from '../../../../src/stages/alerter/webhook.ts';
 import { minimalConfig, withValue } from '../../config/helpers.ts';
 import { record, stageContext } from '../support/stage-context.ts';
 
@@ -48,7 +52,10 @@ const alert = (id: string) => ({
 
 test('the webhook needs the external topic: without log_to_kafka the config is refused', () => {
   assert.throws(
-    () => validateConfig(withValue(minimalConfig(), ['pipeline', 'alerting'], { webhook: { url: 'http://x' } }), { env: {} }),
+    () =>
+      validateConfig(withValue(minimalConfig(), ['pipeline', 'alerting'], { webhook: { url: 'http://x' } }), {
+        env: {},
+      }),
     /pipeline\.alerting\.log_to_kafka: expected true/,
   );
 });
@@ -58,9 +65,15 @@ test('each alert is POSTed as JSON with its id as Idempotency-Key, from the exte
   answers = [200, 204];
   const stage = sink();
   assert.deepEqual(stage.inputTopics, ['hamstring_alerts']);
-  const result = await stage.process([record('hamstring_alerts', 0, alert('a1')), record('hamstring_alerts', 1, alert('a2'))], stageContext());
+  const result = await stage.process(
+    [record('hamstring_alerts', 0, alert('a1')), record('hamstring_alerts', 1, alert('a2'))],
+    stageContext(),
+  );
   assert.deepEqual(result.failures, []);
-  assert.deepEqual(received.map((r) => r.headers['idempotency-key']), ['a1', 'a2']);
+  assert.deepEqual(
+    received.map((r) => r.headers['idempotency-key']),
+    ['a1', 'a2'],
+  );
   assert.equal(received[0]?.headers.authorization, 'Bearer t');
   assert.equal((JSON.parse(received[0]?.body ?? '{}') as { alert_id: string }).alert_id, 'a1');
 });
@@ -69,18 +82,31 @@ test('a 503 fails the record as retryable and the rest of its partition with it,
   received.length = 0;
   answers = [503];
   const result = await sink().process(
-    [record('hamstring_alerts', 0, alert('a1')), record('hamstring_alerts', 1, alert('a2')), record('hamstring_alerts', 0, alert('b1'), null, 1)],
+    [
+      record('hamstring_alerts', 0, alert('a1')),
+      record('hamstring_alerts', 1, alert('a2')),
+      record('hamstring_alerts', 0, alert('b1'), null, 1),
+    ],
     stageContext(),
   );
   assert.equal(received.length, 2, 'partition 0 stopped after its failure; partition 1 went on');
-  assert.deepEqual(result.failures?.map((f) => [f.record.partition, f.record.offset]), [[0, 0], [0, 1]]);
+  assert.deepEqual(
+    result.failures?.map((f) => [f.record.partition, f.record.offset]),
+    [
+      [0, 0],
+      [0, 1],
+    ],
+  );
   for (const f of result.failures ?? []) assert.ok(f.error instanceof WebhookUnavailableError);
 });
 
 test('a 400 is refused for good (dead-lettered at once) and does not stop the partition', async () => {
   received.length = 0;
   answers = [400, 200];
-  const result = await sink().process([record('hamstring_alerts', 0, alert('a1')), record('hamstring_alerts', 1, alert('a2'))], stageContext());
+  const result = await sink().process(
+    [record('hamstring_alerts', 0, alert('a1')), record('hamstring_alerts', 1, alert('a2'))],
+    stageContext(),
+  );
   assert.equal(received.length, 2);
   assert.equal(result.failures?.length, 1);
   const error = result.failures?.[0]?.error;
@@ -96,7 +122,10 @@ test('an unreachable endpoint is a retryable failure', async () => {
   await new Promise<void>((resolve) => closed.close(() => resolve()));
   const stage = createWebhookSink({
     config: validateConfig(
-      withValue(minimalConfig(), ['pipeline', 'alerting'], { log_to_kafka: true, webhook: { url: `http://127.0.0.1:${port}/` } }),
+      withValue(minimalConfig(), ['pipeline', 'alerting'], {
+        log_to_kafka: true,
+        webhook: { url: `http://127.0.0.1:${port}/` },
+      }),
       { env: {} },
     ),
   });

@@ -10,7 +10,11 @@ import { createDgaDetector } from '../../../../src/stages/detector/dga-detector.
 import { FEATURE_NAMES } from '../../../../src/stages/detector/features.ts';
 import type { Alert } from '../../../../src/stages/detector/messages.ts';
 import type { GbtModel } from '../../../../src/stages/detector/model/gbt.ts';
-import { ModelChecksumError, serializeModel, sha256Hex } from '../../../../src/stages/detector/model/model-file.ts';
+import {
+  ModelChecksumError,
+  serializeModel,
+  sha256Hex,
+} from '../../../../src/stages/detector/model/model-file.ts';
 import { DGA_SCORE_TASK_MODULE } from '../../../../src/stages/detector/score-task.ts';
 import { record, stageContext } from '../support/stage-context.ts';
 
@@ -22,7 +26,13 @@ const model: GbtModel = {
   features: FEATURE_NAMES,
   base_score: 0,
   learning_rate: 1,
-  trees: [[[2, 20, 1, 2], [-1, -2], [-1, 2]]],
+  trees: [
+    [
+      [2, 20, 1, 2],
+      [-1, -2],
+      [-1, 2],
+    ],
+  ],
 };
 const dir = mkdtempSync(join(tmpdir(), 'hamstring-detector-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,7 +58,12 @@ function detectorConfig(over: Partial<DetectorConfig> = {}): DetectorConfig {
   };
 }
 const topics = { input: 'in', alerts: ['pipeline-detector_to_alerter-generic'] };
-const line = (id: string, ip: string, domain: string) => ({ logline_id: id, ts: '2026-11-30T00:00:00', src_ip: ip, domain_name: domain });
+const line = (id: string, ip: string, domain: string) => ({
+  logline_id: id,
+  ts: '2026-11-30T00:00:00',
+  src_ip: ip,
+  domain_name: domain,
+});
 const batch = {
   batch_tree_row_id: 'parent-row',
   batch_id: 'batch-1',
@@ -70,22 +85,32 @@ test('the median of warnings: middle value, or the mean of the two middle values
 
 test('a model file whose SHA-256 differs from the checksum stops the stage, naming both values', async () => {
   const wrong = 'ab'.repeat(32);
-  await assert.rejects(createDgaDetector({ detector: detectorConfig({ checksum: wrong }), topics }), (e: unknown) => {
-    assert.ok(e instanceof ModelChecksumError);
-    assert.match(e.message, new RegExp(wrong));
-    assert.match(e.message, new RegExp(checksum));
-    return true;
-  });
+  await assert.rejects(
+    createDgaDetector({ detector: detectorConfig({ checksum: wrong }), topics }),
+    (e: unknown) => {
+      assert.ok(e instanceof ModelChecksumError);
+      assert.match(e.message, new RegExp(wrong));
+      assert.match(e.message, new RegExp(checksum));
+      return true;
+    },
+  );
 });
 
 test('one alert per host with a warning per line at or above the threshold and the median score', async () => {
-  const stage = await createDgaDetector({ detector: detectorConfig(), topics, clock: () => Date.UTC(2026, 10, 30) });
+  const stage = await createDgaDetector({
+    detector: detectorConfig(),
+    topics,
+    clock: () => Date.UTC(2026, 10, 30),
+  });
   const result = await stage.process([record('in', 7, batch, '10.0.0.1')], stageContext());
   const alerts = alertsOf(result.outputs);
   assert.equal(alerts.length, 1, 'host 10.0.0.2 has no malicious line and gets no alert');
   const [alert] = alerts;
   assert.equal(alert?.src_ip, '10.0.0.1');
-  assert.deepEqual(alert?.result.map((w) => w.logline_id), ['l2', 'l3']);
+  assert.deepEqual(
+    alert?.result.map((w) => w.logline_id),
+    ['l2', 'l3'],
+  );
   assert.ok(Math.abs((alert?.overall_score ?? 0) - HIGH) < 1e-12);
   assert.equal(alert?.suspicious_batch_id, 'batch-1');
   assert.equal(alert?.detector_name, 'dga_detector');
@@ -115,16 +140,33 @@ test('min_warnings: a host with fewer warnings in the batch is not alerted', asy
 test('monitoring rows: one alert row, the batch finished as detected, each line detected or finished', async () => {
   const stage = await createDgaDetector({ detector: detectorConfig(), topics });
   const result = await stage.process([record('in', 3, batch)], stageContext());
-  const rows = (topic: string) => result.outputs.filter((o) => o.topic === topic).map((o) => JSON.parse(String(o.value)) as Record<string, unknown>);
+  const rows = (topic: string) =>
+    result.outputs
+      .filter((o) => o.topic === topic)
+      .map((o) => JSON.parse(String(o.value)) as Record<string, unknown>);
   assert.equal(rows('clickhouse_alerts').length, 1);
-  assert.equal(rows('clickhouse_alerts')[0]?.domain_names, JSON.stringify(['qwertzuiopasdfghjkl.com', 'mnbvcxylkjhgfdsapoiuz.net']));
-  assert.deepEqual(rows('clickhouse_suspicious_batch_timestamps').map((r) => r.status), ['detected']);
+  assert.equal(
+    rows('clickhouse_alerts')[0]?.domain_names,
+    JSON.stringify(['qwertzuiopasdfghjkl.com', 'mnbvcxylkjhgfdsapoiuz.net']),
+  );
+  assert.deepEqual(
+    rows('clickhouse_suspicious_batch_timestamps').map((r) => r.status),
+    ['detected'],
+  );
   assert.deepEqual(
     rows('clickhouse_logline_timestamps').map((r) => [r.logline_id, r.status]),
-    [['l1', 'finished'], ['l2', 'detected'], ['l3', 'detected'], ['l4', 'finished']],
+    [
+      ['l1', 'finished'],
+      ['l2', 'detected'],
+      ['l3', 'detected'],
+      ['l4', 'finished'],
+    ],
   );
   assert.equal(rows('clickhouse_batch_tree')[0]?.parent_batch_row_id, 'parent-row');
-  assert.ok(result.outputs.every((o) => o.source?.offset === 3), 'every output names its source record');
+  assert.ok(
+    result.outputs.every((o) => o.source?.offset === 3),
+    'every output names its source record',
+  );
 });
 
 test('a record that is not a batch fails alone as a decode error; the others are scored', async () => {

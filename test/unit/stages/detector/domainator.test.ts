@@ -59,7 +59,14 @@ test('a window is scored from its min_window-th request on and keeps at most max
 
 test('a name without subdomain opens no window', () => {
   const store = new MapStore<DomainWindow>();
-  assert.equal(observe(store, { src_ip: '10.0.0.9', domain_name: 'example.com' }, { minWindow: 3, maxWindow: 10, now: 0 }), undefined);
+  assert.equal(
+    observe(
+      store,
+      { src_ip: '10.0.0.9', domain_name: 'example.com' },
+      { minWindow: 3, maxWindow: 10, now: 0 },
+    ),
+    undefined,
+  );
   assert.equal(store.size, 0);
 });
 
@@ -73,36 +80,64 @@ const detector: DetectorConfig = {
   produce_topics: ['generic'],
   domainator: { min_window: 3, max_window: 10, idle_timeout_seconds: 60 },
 };
-const topics = { input: 'pipeline-inspector_to_detector-domainator', alerts: ['pipeline-detector_to_alerter-generic'] };
+const topics = {
+  input: 'pipeline-inspector_to_detector-domainator',
+  alerts: ['pipeline-detector_to_alerter-generic'],
+};
 const batchOf = (id: string, lines: [string, string][]) => ({
   batch_id: id,
-  data: lines.map(([ip, domain], i) => ({ logline_id: `${id}-${i}`, ts: `2026-11-30T00:00:0${i}`, src_ip: ip, domain_name: domain })),
+  data: lines.map(([ip, domain], i) => ({
+    logline_id: `${id}-${i}`,
+    ts: `2026-11-30T00:00:0${i}`,
+    src_ip: ip,
+    domain_name: domain,
+  })),
 });
 
 test('the tunnelling host is alerted; a host repeating mail and www names is not', () => {
   const state = new MemoryState();
   const stage = createDomainator({ detector, topics, clock: () => 5000 });
-  const tunnel = [0, 1, 2, 3].map((i): [string, string] => ['10.0.0.66', `${base32(i + 10, 48)}.${i}.t.files-sync.com`]);
-  const benign = [0, 1, 2, 3].map((i): [string, string] => ['10.0.0.5', `${i % 2 ? 'www' : 'mail'}.google.com`]);
+  const tunnel = [0, 1, 2, 3].map((i): [string, string] => [
+    '10.0.0.66',
+    `${base32(i + 10, 48)}.${i}.t.files-sync.com`,
+  ]);
+  const benign = [0, 1, 2, 3].map((i): [string, string] => [
+    '10.0.0.5',
+    `${i % 2 ? 'www' : 'mail'}.google.com`,
+  ]);
   const result = stage.process(
-    [record(topics.input, 0, batchOf('b1', tunnel), '10.0.0.66'), record(topics.input, 1, batchOf('b2', benign), '10.0.0.5')],
+    [
+      record(topics.input, 0, batchOf('b1', tunnel), '10.0.0.66'),
+      record(topics.input, 1, batchOf('b2', benign), '10.0.0.5'),
+    ],
     stageContext(state),
   );
   if (result instanceof Promise) throw new Error('domainator scores synchronously');
-  const alerts = result.outputs.filter((o) => o.topic === topics.alerts[0]).map((o) => JSON.parse(String(o.value)) as Alert);
-  assert.deepEqual(alerts.map((a) => a.src_ip), ['10.0.0.66']);
+  const alerts = result.outputs
+    .filter((o) => o.topic === topics.alerts[0])
+    .map((o) => JSON.parse(String(o.value)) as Alert);
+  assert.deepEqual(
+    alerts.map((a) => a.src_ip),
+    ['10.0.0.66'],
+  );
   assert.equal(alerts[0]?.detector_name, 'domainator');
   assert.equal(alerts[0]?.result.length, 2, 'the 3rd and 4th request complete a window');
-  assert.deepEqual(alerts[0]?.result[0]?.evidence?.window, tunnel.slice(0, 3).map(([, d]) => d.replace('.files-sync.com', '')));
+  assert.deepEqual(
+    alerts[0]?.result[0]?.evidence?.window,
+    tunnel.slice(0, 3).map(([, d]) => d.replace('.files-sync.com', '')),
+  );
 });
 
-test('windows persist across batches in the store and expire on the timer when idle', () => {
+test('windows persist across batches in the store and expire on the timer when idle', async () => {
   const state = new MemoryState();
   let now = 0;
   const stage = createDomainator({ detector, topics, clock: () => now });
   const one = (i: number): [string, string] => ['10.0.0.66', `${base32(i, 48)}.t.files-sync.com`];
   const run = (offset: number, lines: [string, string][]) => {
-    const r = stage.process([record(topics.input, offset, batchOf(`b${offset}`, lines))], stageContext(state));
+    const r = stage.process(
+      [record(topics.input, offset, batchOf(`b${offset}`, lines))],
+      stageContext(state),
+    );
     if (r instanceof Promise) throw new Error('sync');
     return r.outputs.filter((o) => o.topic === topics.alerts[0]).length;
   };
@@ -111,8 +146,8 @@ test('windows persist across batches in the store and expire on the timer when i
   const store = state.partition(0).store<DomainWindow>(WINDOWS_STORE);
   assert.equal(store.size, 1);
   now = 30_000;
-  stage.onTimer?.(timerContext(state, 0, now));
+  await stage.onTimer?.(timerContext(state, 0, now));
   assert.equal(store.size, 1, 'not idle for 60 s yet');
-  stage.onTimer?.(timerContext(state, 0, 61_000));
+  await stage.onTimer?.(timerContext(state, 0, 61_000));
   assert.equal(store.size, 0);
 });

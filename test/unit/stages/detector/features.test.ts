@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FEATURE_NAMES, domainFeatures, nameParts, shannonEntropy } from '../../../../src/stages/detector/features.ts';
+import {
+  FEATURE_NAMES,
+  domainFeatures,
+  nameParts,
+  shannonEntropy,
+} from '../../../../src/stages/detector/features.ts';
 
 const feature = (values: Float64Array, name: string): number => {
   const i = FEATURE_NAMES.indexOf(name);
@@ -17,7 +22,11 @@ test('there are 44 features with distinct names', () => {
 });
 
 test('name parts come from the public suffix list, not from the last two labels', () => {
-  assert.deepEqual(nameParts('a.b.Example.CO.UK.'), { name: 'a.b.example.co.uk', thirdLevel: 'a.b', secondLevel: 'example' });
+  assert.deepEqual(nameParts('a.b.Example.CO.UK.'), {
+    name: 'a.b.example.co.uk',
+    thirdLevel: 'a.b',
+    secondLevel: 'example',
+  });
   assert.deepEqual(nameParts('example.com'), { name: 'example.com', thirdLevel: '', secondLevel: 'example' });
   assert.deepEqual(nameParts('co.uk'), { name: 'co.uk', thirdLevel: '', secondLevel: '' });
 });
@@ -36,7 +45,8 @@ test('www.Ex4mple.co.uk. has the hand-computed 44 features', () => {
   assert.equal(feature(f, 'label_max_length'), 7);
   assert.equal(feature(f, 'name_length'), 17);
   const letters: Record<string, number> = { w: 3, e: 2, x: 1, m: 1, p: 1, l: 1, c: 1, o: 1, u: 1, k: 1 };
-  for (const ch of 'abcdefghijklmnopqrstuvwxyz') close(feature(f, `freq_${ch}`), (letters[ch] ?? 0) / 17, `freq_${ch}`);
+  for (const ch of 'abcdefghijklmnopqrstuvwxyz')
+    close(feature(f, `freq_${ch}`), (letters[ch] ?? 0) / 17, `freq_${ch}`);
   // third level "www"
   assert.deepEqual(
     ['present', 'letter_ratio', 'digit_ratio', 'symbol_ratio'].map((k) => feature(f, `third_level_${k}`)),

@@ -5,7 +5,11 @@ import { parse as parseYaml } from 'yaml';
 import { FEATURE_NAMES } from '../../../../src/stages/detector/features.ts';
 import { gbtProbability, parseGbtModel, type GbtModel } from '../../../../src/stages/detector/model/gbt.ts';
 import { trainGbt } from '../../../../src/stages/detector/model/gbt-train.ts';
-import { modelFromBytes, serializeModel, sha256Hex } from '../../../../src/stages/detector/model/model-file.ts';
+import {
+  modelFromBytes,
+  serializeModel,
+  sha256Hex,
+} from '../../../../src/stages/detector/model/model-file.ts';
 
 const stump: GbtModel = {
   format: 'hamstring-gbt/1',
@@ -13,8 +17,16 @@ const stump: GbtModel = {
   base_score: 0.5,
   learning_rate: 0.5,
   trees: [
-    [[0, 1, 1, 2], [-1, -1], [-1, 3]],
-    [[1, 0, 1, 2], [-1, 2], [-1, 0]],
+    [
+      [0, 1, 1, 2],
+      [-1, -1],
+      [-1, 3],
+    ],
+    [
+      [1, 0, 1, 2],
+      [-1, 2],
+      [-1, 0],
+    ],
   ],
 };
 
@@ -26,7 +38,16 @@ test('a tree ensemble scores sigmoid(base + rate * sum of leaves), values <= thr
 });
 
 test('a model whose split points back up its tree is refused (scoring could loop)', () => {
-  const looping = { ...stump, trees: [[[0, 1, 1, 2], [0, 1, 1, 2], [-1, 1]]] };
+  const looping = {
+    ...stump,
+    trees: [
+      [
+        [0, 1, 1, 2],
+        [0, 1, 1, 2],
+        [-1, 1],
+      ],
+    ],
+  };
   assert.throws(() => parseGbtModel(looping), /tree 0 node 1: child 1 out of range/);
 });
 

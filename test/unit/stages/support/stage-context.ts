@@ -77,7 +77,13 @@ export function timerContext(state: MemoryState, partition: number, now: number)
   };
 }
 
-export function record(topic: string, offset: number, value: unknown, key: string | null = null, partition = 0): StageRecord {
+export function record(
+  topic: string,
+  offset: number,
+  value: unknown,
+  key: string | null = null,
+  partition = 0,
+): StageRecord {
   return {
     topic,
     partition,
