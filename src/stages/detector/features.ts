@@ -1,6 +1,7 @@
 import { parse } from 'tldts';
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+const LETTER = /\p{L}/u;
 
 /** The parts of a name that HAMSTRING's features look at. */
 export interface NameParts {
@@ -46,8 +47,10 @@ function composition(text: string): [number, number, number, number] {
   let letters = 0;
   let digits = 0;
   for (const ch of text) {
-    if (/\p{L}/u.test(ch)) letters += 1;
-    else if (ch >= '0' && ch <= '9') digits += 1;
+    const code = ch.charCodeAt(0);
+    if ((code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code > 127 && LETTER.test(ch)))
+      letters += 1;
+    else if (code >= 48 && code <= 57) digits += 1;
   }
   const n = [...text].length;
   return [1, letters / n, digits / n, (n - letters - digits) / n];

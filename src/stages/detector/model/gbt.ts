@@ -63,10 +63,11 @@ export function sigmoid(x: number): number {
 export function gbtMargin(model: GbtModel, x: ArrayLike<number>): number {
   let sum = 0;
   for (const tree of model.trees) {
+    // Index access, not destructuring: this loop runs per tree level for every scored name.
     let node = tree[0] as TreeNode;
     while (node[0] !== -1) {
-      const [feature, threshold, left, right] = node as [number, number, number, number];
-      node = tree[(x[feature] ?? 0) <= threshold ? left : right] as TreeNode;
+      const split = node as [number, number, number, number];
+      node = tree[(x[split[0]] ?? 0) <= split[1] ? split[2] : split[3]] as TreeNode;
     }
     sum += node[1];
   }
