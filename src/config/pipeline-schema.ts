@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { requiredLogInformationSchema } from './log-line-format.ts';
-import { addProblem, asArray, asRecord, whenPositiveIntegers } from './refinements.ts';
+import { addProblem, asArray, asRecord } from './refinements.ts';
 import {
   componentName,
   fraction,
@@ -11,6 +11,7 @@ import {
   positiveNumber,
   topicName,
 } from './value-schemas.ts';
+import { whenPositiveIntegers } from './refinements.ts';
 
 const ipv4PrefixLength = () => intBetween(0, 32);
 const ipv6PrefixLength = () => intBetween(0, 128);

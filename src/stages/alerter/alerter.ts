@@ -1,13 +1,8 @@
 import type { HamstringConfig } from '../../config/index.ts';
 import { GENERIC_ALERTER } from '../../config/index.ts';
-import {
-  DecodeError,
-  type ProcessResult,
-  type Stage,
-  type StageOutput,
-  type StageRecord,
-} from '../../runtime/index.ts';
-import { alertSchema, type Alert } from '../detector/messages.ts';
+import { DecodeError, type ProcessResult, type Stage, type StageOutput } from '../../runtime/index.ts';
+import { alertId, domainOf } from '../detector/alerts.ts';
+import { decodeAlert, type Alert } from '../messages.ts';
 import type { AlertFileWriter } from './alert-file.ts';
 import { alertPlugin, type AlertPlugin } from './plugins.ts';
 
@@ -21,20 +16,38 @@ export interface AlerterOptions {
   readonly file?: AlertFileWriter;
 }
 
-export function decodeAlert(record: StageRecord): Alert {
-  if (record.value === null) throw new DecodeError('empty record (expected an alert)');
+/**
+ * An alert as it leaves HAMSTRING (file, external topic, webhook): the detector's Alert with its
+ * stable `alert_id` first, which receivers use to drop repeats.
+ */
+export type OutgoingAlert = { readonly alert_id: string } & Alert;
+
+/** The outgoing form of an alert. */
+export function outgoingAlert(alert: Alert): OutgoingAlert {
+  return { alert_id: alertId(alert), ...alert };
+}
+
+/** Decodes an outgoing alert (the external topic's records). @throws {DecodeError} */
+export function decodeOutgoingAlert(value: Buffer | string | null): OutgoingAlert {
   let json: unknown;
   try {
-    json = JSON.parse(record.value.toString('utf8'));
+    json = JSON.parse(value === null ? 'null' : value.toString());
   } catch (e) {
-    throw new DecodeError(`not JSON: ${(e as Error).message}`);
+    throw new DecodeError('Alert: not JSON', { cause: e });
   }
-  const parsed = alertSchema.safeParse(json);
-  if (!parsed.success)
-    throw new DecodeError(
-      `not an alert: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  return parsed.data;
+  if (
+    typeof json !== 'object' ||
+    json === null ||
+    typeof (json as { alert_id?: unknown }).alert_id !== 'string'
+  )
+    throw new DecodeError('Alert: alert_id: expected string');
+  const { alert_id, ...alert } = json as { alert_id: string };
+  return { alert_id, ...decodeAlert(JSON.stringify(alert)) };
+}
+
+/** Names an alert is about (for plugins and reports). */
+export function alertDomains(alert: Alert): string[] {
+  return [...new Set(alert.result.map((w) => domainOf(w.request) ?? ''))];
 }
 
 /**
@@ -72,16 +85,17 @@ export function createAlerter(o: AlerterOptions): Stage {
     async process(records): Promise<ProcessResult> {
       const outputs: StageOutput[] = [];
       const failures: ProcessResult['failures'] = [];
-      const toFile: Alert[] = [];
+      const toFile: OutgoingAlert[] = [];
       for (const record of records) {
-        let alert: Alert | null;
+        let adjusted: Alert | null;
         try {
-          alert = plugin(decodeAlert(record));
+          adjusted = plugin(decodeAlert(record.value));
         } catch (e) {
           failures.push({ record, error: e });
           continue;
         }
-        if (alert === null) continue;
+        if (adjusted === null) continue;
+        const alert = outgoingAlert(adjusted);
         if (alerting.log_to_kafka)
           outputs.push({
             topic: outputTopic,

@@ -1,6 +1,7 @@
 import { parse } from 'tldts';
 import { median } from '../detector/alerts.ts';
-import type { Alert } from '../detector/messages.ts';
+import type { Alert } from '../messages.ts';
+import { domainOf } from '../detector/alerts.ts';
 
 /**
  * An alerter plugin: adjusts an alert before it leaves, or drops it (`null`). Must be a pure
@@ -41,7 +42,7 @@ const allowlist: PluginFactory = (options, path) => {
   return (alert) =>
     withWarnings(
       alert,
-      alert.result.filter((w) => !allowed.has(parse(w.domain_name.toLowerCase()).domain ?? '')),
+      alert.result.filter((w) => !allowed.has(parse((domainOf(w.request) ?? '').toLowerCase()).domain ?? '')),
     );
 };
 

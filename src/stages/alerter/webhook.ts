@@ -1,6 +1,6 @@
 import type { HamstringConfig } from '../../config/index.ts';
 import { NonRetryableError, type ProcessResult, type Stage } from '../../runtime/index.ts';
-import { decodeAlert } from './alerter.ts';
+import { decodeOutgoingAlert } from './alerter.ts';
 
 export const WEBHOOK_STAGE = 'data_alerting.webhook';
 
@@ -63,7 +63,7 @@ export function createWebhookSink(o: WebhookSinkOptions): Stage {
           continue;
         }
         try {
-          const alert = decodeAlert(record);
+          const alert = decodeOutgoingAlert(record.value);
           let response: Response;
           try {
             response = await post(webhook.url, {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Alert, Logline, Warning } from './messages.ts';
+import type { Alert, AlertWarning, LogLine } from '../messages.ts';
 
 /** The median of a non-empty list (mean of the two middle values for an even count). */
 export function median(values: readonly number[]): number {
@@ -9,25 +9,34 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
-/** Stable alert id: the same detector, suspicious batch and host always give the same id. */
-export function alertId(detectorName: string, suspiciousBatchId: string, srcIp: string): string {
+/**
+ * Stable alert id: the same detector, suspicious batch and host always give the same id, so every
+ * replay of a batch yields alerts that sinks recognise.
+ */
+export function alertId(alert: Pick<Alert, 'detector_name' | 'suspicious_batch_id' | 'src_ip'>): string {
   return createHash('sha256')
-    .update(`${detectorName}\u0000${suspiciousBatchId}\u0000${srcIp}`)
+    .update(`${alert.detector_name}\u0000${alert.suspicious_batch_id}\u0000${alert.src_ip}`)
     .digest('hex')
     .slice(0, 32);
 }
 
+/** The queried name of a line; lines without one are not scored. */
+export function domainOf(line: LogLine): string | undefined {
+  return typeof line.domain_name === 'string' ? line.domain_name : undefined;
+}
+
 /** A scored line: the line and its score (malicious probability or tunnelling score). */
 export interface ScoredLine {
-  readonly line: Logline;
+  readonly line: LogLine;
   readonly score: number;
   readonly evidence?: Record<string, unknown>;
 }
 
 /**
  * Turns scored lines into alerts: a line is a warning when its score reaches `threshold`; each host
- * with at least `minWarnings` (default 1) warnings gets one alert whose `overall_score` is the median of its warnings'
- * scores. Hosts come out in the order of their first line, so a replay emits the same sequence.
+ * with at least `minWarnings` (default 1) warnings gets one alert whose `overall_score` is the
+ * median of its warnings' scores. Hosts come out in the order of their first line, so a replay
+ * emits the same sequence.
  */
 export function alertsFor(
   scored: readonly ScoredLine[],
@@ -39,23 +48,16 @@ export function alertsFor(
     now: number;
   },
 ): Alert[] {
-  const byHost = new Map<string, Warning[]>();
+  const byHost = new Map<string, AlertWarning[]>();
   for (const { line, score, evidence } of scored) {
     if (score < o.threshold) continue;
     const warnings = byHost.get(line.src_ip) ?? [];
-    warnings.push({
-      ...(line.logline_id !== undefined ? { logline_id: line.logline_id } : {}),
-      ts: line.ts,
-      domain_name: line.domain_name,
-      probability: score,
-      ...(evidence ? { evidence } : {}),
-    });
+    warnings.push({ request: line, probability: score, ...(evidence ? { evidence } : {}) });
     byHost.set(line.src_ip, warnings);
   }
   return [...byHost]
     .filter(([, warnings]) => warnings.length >= (o.minWarnings ?? 1))
     .map(([srcIp, warnings]) => ({
-      alert_id: alertId(o.detectorName, o.suspiciousBatchId, srcIp),
       overall_score: median(warnings.map((w) => w.probability)),
       result: warnings,
       src_ip: srcIp,
@@ -63,4 +65,13 @@ export function alertsFor(
       suspicious_batch_id: o.suspiciousBatchId,
       detector_name: o.detectorName,
     }));
+}
+
+/** Lines of a batch that are its own, not context carried over from the subnet's previous batch. */
+export function ownLines(batch: {
+  data: readonly LogLine[];
+  context_logline_ids?: readonly string[];
+}): LogLine[] {
+  const context = new Set(batch.context_logline_ids ?? []);
+  return batch.data.filter((line) => !context.has(line.logline_id));
 }

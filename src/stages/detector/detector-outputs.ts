@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { MonitoringEvents } from '../../monitoring/events.ts';
 import type { RecordPosition, StageOutput } from '../../runtime/index.ts';
-import type { Alert, Batch } from './messages.ts';
+import type { Alert, Batch, LogLine } from '../messages.ts';
+import { domainOf } from './alerts.ts';
 
 /** Where a detector writes: its alerter topics and the monitoring topic prefix. */
 export interface DetectorTopics {
@@ -19,6 +20,8 @@ export interface DetectorTopics {
 export function detectorOutputs(o: {
   source: RecordPosition;
   batch: Batch;
+  /** The batch's own lines (context lines were recorded with their first batch). */
+  lines: readonly LogLine[];
   alerts: readonly Alert[];
   flagged: ReadonlySet<string>;
   topics: DetectorTopics;
@@ -37,14 +40,14 @@ export function detectorOutputs(o: {
         alert_timestamp: alert.alert_timestamp,
         suspicious_batch_id: alert.suspicious_batch_id,
         overall_score: alert.overall_score,
-        domain_names: JSON.stringify([...new Set(alert.result.map((w) => w.domain_name))]),
+        domain_names: JSON.stringify([...new Set(alert.result.map((w) => domainOf(w.request) ?? ''))]),
         result: JSON.stringify(alert.result),
       }),
       source: o.source,
     });
   }
   const detected = o.alerts.length > 0;
-  const hosts = [...new Set(o.batch.data.map((l) => l.src_ip))];
+  const hosts = [...new Set(o.lines.map((l) => l.src_ip))];
   out.push({
     ...events.emit('suspicious_batch_timestamps', o.source, {
       suspicious_batch_id: o.batch.batch_id,
@@ -54,12 +57,11 @@ export function detectorOutputs(o: {
       status: detected ? 'detected' : 'finished',
       timestamp: o.now,
       is_active: false,
-      message_count: o.batch.data.length,
+      message_count: o.lines.length,
     }),
     source: o.source,
   });
-  for (const line of o.batch.data) {
-    if (line.logline_id === undefined) continue;
+  for (const line of o.lines) {
     out.push({
       ...events.emit('logline_timestamps', o.source, {
         logline_id: line.logline_id,

@@ -9,8 +9,8 @@ import {
   type StageOutput,
   type ThreadPool,
 } from '../../runtime/index.ts';
-import { alertsFor, type ScoredLine } from './alerts.ts';
-import { decodeBatch } from './batch-input.ts';
+import { alertsFor, domainOf, ownLines, type ScoredLine } from './alerts.ts';
+import { decodeBatch, type Batch } from '../messages.ts';
 import { detectorOutputs, type DetectorTopics } from './detector-outputs.ts';
 import type { GbtModel } from './model/gbt.ts';
 import { loadDgaModel } from './model/model-file.ts';
@@ -73,23 +73,28 @@ export function dgaDetectorStage(
     async process(records, ctx): Promise<ProcessResult> {
       const outputs: StageOutput[] = [];
       const failures: ProcessResult['failures'] = [];
-      const decoded = [];
+      const decoded: { record: (typeof records)[number]; batch: Batch; lines: ScoredLine['line'][] }[] = [];
       for (const record of records) {
         try {
-          decoded.push({ record, batch: decodeBatch(record) });
+          const batch = decodeBatch(record.value);
+          decoded.push({ record, batch, lines: ownLines(batch) });
         } catch (e) {
           failures.push({ record, error: e });
         }
       }
       // One scoring call per Kafka batch: one thread hop instead of one per record.
-      const domains = decoded.flatMap(({ batch }) => batch.data.map((l) => l.domain_name));
+      const domains = decoded.flatMap(({ lines }) => lines.map((l) => domainOf(l) ?? ''));
       const task: ScoreTask = { modelPath: o.modelPath, checksum: o.checksum, domains };
       const scores = o.pool
         ? await o.pool.run<ScoreTask, number[]>(task, ctx.signal)
         : scoreDomains(o.model, domains);
       let at = 0;
-      for (const { record, batch } of decoded) {
-        const scored: ScoredLine[] = batch.data.map((line) => ({ line, score: scores[at++] ?? 0 }));
+      for (const { record, batch, lines } of decoded) {
+        // A line without a name gets no score (0): nothing to classify.
+        const scored: ScoredLine[] = lines.map((line) => {
+          const score = scores[at++] ?? 0;
+          return { line, score: domainOf(line) === undefined ? 0 : score };
+        });
         const now = clock();
         try {
           const alerts = alertsFor(scored, {
@@ -99,15 +104,12 @@ export function dgaDetectorStage(
             suspiciousBatchId: batch.batch_id,
             now,
           });
-          const flagged = new Set(
-            scored
-              .filter((s) => s.score >= o.detector.threshold && s.line.logline_id !== undefined)
-              .map((s) => s.line.logline_id as string),
-          );
+          const flagged = new Set(alerts.flatMap((a) => a.result.map((w) => w.request.logline_id)));
           outputs.push(
             ...detectorOutputs({
               source: record,
               batch,
+              lines,
               alerts,
               flagged,
               topics: o.topics,

@@ -1,8 +1,8 @@
 import type { DetectorConfig } from '../../../config/index.ts';
 import { monitoringTopic } from '../../../monitoring/events.ts';
 import type { KeyValueStore, ProcessResult, Stage, StageOutput } from '../../../runtime/index.ts';
-import { alertsFor, type ScoredLine } from '../alerts.ts';
-import { decodeBatch } from '../batch-input.ts';
+import { alertsFor, domainOf, ownLines, type ScoredLine } from '../alerts.ts';
+import { decodeBatch } from '../../messages.ts';
 import { detectorOutputs, type DetectorTopics } from '../detector-outputs.ts';
 import { DETECTOR_MONITORING_TABLES, DETECTOR_STAGE } from '../dga-detector.ts';
 import { nameParts } from '../features.ts';
@@ -87,17 +87,26 @@ export function createDomainator(o: DomainatorOptions): Stage {
       for (const record of records) {
         let batch;
         try {
-          batch = decodeBatch(record);
+          batch = decodeBatch(record.value);
         } catch (e) {
           failures.push({ record, error: e });
           continue;
         }
         const store = ctx.state(record.partition).store<DomainWindow>(WINDOWS_STORE);
         const now = clock();
-        const lines = [...batch.data].sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
+        // Lines come sorted by time; context lines were observed with their first batch.
+        const lines = ownLines(batch);
         const scored: ScoredLine[] = [];
         for (const line of lines) {
-          const result = observe(store, line, { minWindow, maxWindow, now });
+          const domain = domainOf(line);
+          const result =
+            domain === undefined
+              ? undefined
+              : observe(
+                  store,
+                  { src_ip: line.src_ip, domain_name: domain, logline_id: line.logline_id },
+                  { minWindow, maxWindow, now },
+                );
           scored.push({
             line,
             score: result?.score ?? 0,
@@ -111,15 +120,12 @@ export function createDomainator(o: DomainatorOptions): Stage {
           suspiciousBatchId: batch.batch_id,
           now,
         });
-        const flagged = new Set(
-          scored
-            .filter((s) => s.score >= o.detector.threshold && s.line.logline_id !== undefined)
-            .map((s) => s.line.logline_id as string),
-        );
+        const flagged = new Set(alerts.flatMap((a) => a.result.map((w) => w.request.logline_id)));
         outputs.push(
           ...detectorOutputs({
             source: record,
             batch,
+            lines,
             alerts,
             flagged,
             topics: o.topics,

@@ -46,7 +46,7 @@ const alert = (id: string) => ({
   result: [],
   src_ip: '10.0.0.1',
   alert_timestamp: '2026-11-30T00:00:00.000Z',
-  suspicious_batch_id: 'b',
+  suspicious_batch_id: id,
   detector_name: 'd',
 });
 

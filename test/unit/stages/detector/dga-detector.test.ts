@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { DetectorConfig } from '../../../../src/config/index.ts';
 import { ThreadPool } from '../../../../src/runtime/index.ts';
-import { alertId, median } from '../../../../src/stages/detector/alerts.ts';
+import { median } from '../../../../src/stages/detector/alerts.ts';
 import { createDgaDetector } from '../../../../src/stages/detector/dga-detector.ts';
 import { FEATURE_NAMES } from '../../../../src/stages/detector/features.ts';
-import type { Alert } from '../../../../src/stages/detector/messages.ts';
+import type { Alert } from '../../../../src/stages/messages.ts';
 import type { GbtModel } from '../../../../src/stages/detector/model/gbt.ts';
 import {
   ModelChecksumError,
@@ -60,13 +60,16 @@ function detectorConfig(over: Partial<DetectorConfig> = {}): DetectorConfig {
 const topics = { input: 'in', alerts: ['pipeline-detector_to_alerter-generic'] };
 const line = (id: string, ip: string, domain: string) => ({
   logline_id: id,
-  ts: '2026-11-30T00:00:00',
+  subnet_id: '10.0.0.0_24',
+  ts: '2026-11-30T00:00:00.000000Z',
   src_ip: ip,
   domain_name: domain,
 });
 const batch = {
   batch_tree_row_id: 'parent-row',
   batch_id: 'batch-1',
+  begin_timestamp: '2026-11-30T00:00:00.000000Z',
+  end_timestamp: '2026-11-30T00:00:00.000000Z',
   data: [
     line('l1', '10.0.0.1', 'a.com'),
     line('l2', '10.0.0.1', 'qwertzuiopasdfghjkl.com'),
@@ -108,13 +111,12 @@ test('one alert per host with a warning per line at or above the threshold and t
   const [alert] = alerts;
   assert.equal(alert?.src_ip, '10.0.0.1');
   assert.deepEqual(
-    alert?.result.map((w) => w.logline_id),
+    alert?.result.map((w) => w.request.logline_id),
     ['l2', 'l3'],
   );
   assert.ok(Math.abs((alert?.overall_score ?? 0) - HIGH) < 1e-12);
   assert.equal(alert?.suspicious_batch_id, 'batch-1');
   assert.equal(alert?.detector_name, 'dga_detector');
-  assert.equal(alert?.alert_id, alertId('dga_detector', 'batch-1', '10.0.0.1'));
   assert.equal(alert?.alert_timestamp, '2026-11-30T00:00:00.000Z');
   const alertOutput = result.outputs.find((o) => o.topic === topics.alerts[0]);
   assert.equal(alertOutput?.key, '10.0.0.1');
@@ -128,6 +130,17 @@ test('the threshold is respected: no line reaches 0.9, so no alert', async () =>
   assert.deepEqual(alertsOf(result.outputs), []);
   const rows = result.outputs.filter((o) => o.topic === 'clickhouse_alerts');
   assert.equal(rows.length, 0);
+});
+
+test('context lines carried over from the previous batch are neither scored nor recorded again', async () => {
+  const stage = await createDgaDetector({ detector: detectorConfig(), topics });
+  const withContext = { ...batch, context_logline_ids: ['l2', 'l3'] };
+  const result = await stage.process([record('in', 0, withContext)], stageContext());
+  assert.deepEqual(alertsOf(result.outputs), []);
+  const logged = result.outputs
+    .filter((o) => o.topic === 'clickhouse_logline_timestamps')
+    .map((o) => (JSON.parse(String(o.value)) as { logline_id: string }).logline_id);
+  assert.deepEqual(logged, ['l1', 'l4']);
 });
 
 test('min_warnings: a host with fewer warnings in the batch is not alerted', async () => {

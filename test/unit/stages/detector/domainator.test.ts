@@ -14,7 +14,7 @@ import {
   tunnellingScore,
   windowFeatures,
 } from '../../../../src/stages/detector/domainator/similarity.ts';
-import type { Alert } from '../../../../src/stages/detector/messages.ts';
+import type { Alert } from '../../../../src/stages/messages.ts';
 import { seededRandom } from '../../../../src/traffic/random.ts';
 import { MapStore, MemoryState, record, stageContext, timerContext } from '../support/stage-context.ts';
 
@@ -85,10 +85,14 @@ const topics = {
   alerts: ['pipeline-detector_to_alerter-generic'],
 };
 const batchOf = (id: string, lines: [string, string][]) => ({
+  batch_tree_row_id: `row-${id}`,
   batch_id: id,
+  begin_timestamp: '2026-11-30T00:00:00.000000Z',
+  end_timestamp: `2026-11-30T00:00:0${lines.length - 1}.000000Z`,
   data: lines.map(([ip, domain], i) => ({
     logline_id: `${id}-${i}`,
-    ts: `2026-11-30T00:00:0${i}`,
+    subnet_id: '10.0.0.0_24',
+    ts: `2026-11-30T00:00:0${i}.000000Z`,
     src_ip: ip,
     domain_name: domain,
   })),
@@ -123,7 +127,7 @@ test('the tunnelling host is alerted; a host repeating mail and www names is not
   assert.equal(alerts[0]?.detector_name, 'domainator');
   assert.equal(alerts[0]?.result.length, 2, 'the 3rd and 4th request complete a window');
   assert.deepEqual(
-    alerts[0]?.result[0]?.evidence?.window,
+    (alerts[0]?.result[0]?.evidence as { window?: unknown } | undefined)?.window,
     tunnel.slice(0, 3).map(([, d]) => d.replace('.files-sync.com', '')),
   );
 });
