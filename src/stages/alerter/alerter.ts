@@ -22,9 +22,9 @@ export interface AlerterOptions {
  */
 export type OutgoingAlert = { readonly alert_id: string } & Alert;
 
-/** The outgoing form of an alert. */
-export function outgoingAlert(alert: Alert): OutgoingAlert {
-  return { alert_id: alertId(alert), ...alert };
+/** The outgoing form of an alert sent by the alerter `alerter`. */
+export function outgoingAlert(alert: Alert, alerter: string): OutgoingAlert {
+  return { alert_id: alertId(alert, alerter), ...alert };
 }
 
 /** Decodes an outgoing alert (the external topic's records). @throws {DecodeError} */
@@ -95,7 +95,7 @@ export function createAlerter(o: AlerterOptions): Stage {
           continue;
         }
         if (adjusted === null) continue;
-        const alert = outgoingAlert(adjusted);
+        const alert = outgoingAlert(adjusted, o.name);
         if (alerting.log_to_kafka)
           outputs.push({
             topic: outputTopic,

@@ -10,12 +10,16 @@ export function median(values: readonly number[]): number {
 }
 
 /**
- * Stable alert id: the same detector, suspicious batch and host always give the same id, so every
- * replay of a batch yields alerts that sinks recognise.
+ * Stable alert id: the same detector, suspicious batch, host and alerter always give the same id,
+ * so every replay of a batch yields alerts that sinks recognise. The alerter is part of it because
+ * two alerters may send differently adjusted versions of one detection.
  */
-export function alertId(alert: Pick<Alert, 'detector_name' | 'suspicious_batch_id' | 'src_ip'>): string {
+export function alertId(
+  alert: Pick<Alert, 'detector_name' | 'suspicious_batch_id' | 'src_ip'>,
+  alerter = 'generic',
+): string {
   return createHash('sha256')
-    .update(`${alert.detector_name}\u0000${alert.suspicious_batch_id}\u0000${alert.src_ip}`)
+    .update(`${alert.detector_name}\u0000${alert.suspicious_batch_id}\u0000${alert.src_ip}\u0000${alerter}`)
     .digest('hex')
     .slice(0, 32);
 }
