@@ -17,7 +17,7 @@ import { createReadCommittedReader, type RecordReader } from '../src/kafka/read-
 import { createProducer, type ProducerPort } from '../src/kafka/producer.ts';
 import type { TopicPartitionOffset } from '../src/kafka/records.ts';
 import { createLogger, silentLogger } from '../src/observability/logger.ts';
-import { TransactionalWorker } from '../src/runtime/transactional-worker.ts';
+import { TransactionalWorker } from '../src/runtime/index.ts';
 import type { KafkaClientFactory } from '../src/runtime/worker-options.ts';
 import { createTopics, passThroughStage, testKafkaOptions } from '../test/support/pipeline-harness.ts';
 

@@ -4,7 +4,7 @@ import type { HamstringConfig } from '../config/schema.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
 import { exponentialBackOff, type BackOff } from '../runtime/backoff.ts';
 import { systemClock, type Clock } from '../runtime/clock.ts';
-import { TransactionalWorker } from '../runtime/transactional-worker.ts';
+import { TransactionalWorker } from '../runtime/index.ts';
 import type { KafkaClientFactory, WorkerHooks, WorkerKafkaOptions } from '../runtime/worker-options.ts';
 import {
   ClickHouseConnection,

@@ -11,7 +11,7 @@ import {
   type StageOutput,
   type StageRecord,
 } from './stage.ts';
-import { TransactionalWorker } from './transactional-worker.ts';
+import { TransactionalWorker } from './worker/transactional-worker.ts';
 import type { WorkerHooks, WorkerKafkaOptions } from './worker-options.ts';
 
 /** Header every replayed record carries: `<dlt topic>@<partition>:<offset>` of its dead letter. */

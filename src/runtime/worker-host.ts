@@ -1,6 +1,6 @@
 import type { Logger } from '../observability/logger.ts';
 import { startHealthServer } from './health-server.ts';
-import type { TransactionalWorker } from './transactional-worker.ts';
+import type { TransactionalWorker } from './worker/transactional-worker.ts';
 
 export interface WorkerHost {
   /** The health endpoint's port (when enabled). */

@@ -11,7 +11,7 @@ import {
   type BatchPartition,
 } from '../../../src/runtime/batch-events.ts';
 import { defaultClients } from '../../../src/runtime/kafka-session.ts';
-import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
+import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { uniqueTopic } from '../../helpers/names.ts';
