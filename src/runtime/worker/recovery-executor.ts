@@ -23,6 +23,8 @@ export class RecoveryExecutor {
   readonly #other: RepeatedErrors;
   /** Plans made when an error was reported asynchronously, carried out when the loop picks it up. */
   readonly #planned = new WeakMap<KafkaError, RecoveryPlan>();
+  /** When a streak of retriable errors thrown by unwrapped calls (consume, produce) began. */
+  #retryingSince: number | undefined;
 
   constructor(private readonly ctx: WorkerContext) {
     this.#fatal = new RepeatedErrors(ctx.clock, FATAL_WINDOW_MS);
@@ -90,7 +92,9 @@ export class RecoveryExecutor {
     ctx.state = 'recovering';
     const exhausted = e instanceof RetriesExhausted ? e : undefined;
     const err = exhausted?.cause ?? (e instanceof KafkaError ? e : classifyKafkaError(e, 'client'));
-    const plan = this.#planned.get(err) ?? this.plan(err, 'loop', exhausted?.deadlinePassed ?? true);
+    const plan =
+      this.#planned.get(err) ??
+      this.plan(err, 'loop', exhausted?.deadlinePassed ?? this.#deadlinePassed(err));
     this.#planned.delete(err);
     ctx.metrics.recoveries.inc({ kind: err.kind, action: plan.type });
     ctx.alerts.recovery();
@@ -117,6 +121,24 @@ export class RecoveryExecutor {
       }),
     );
     await this.execute(plan, err);
+  }
+
+  /** A step of the loop succeeded: a streak of in-place retries is over. */
+  succeeded(): void {
+    this.#retryingSince = undefined;
+  }
+
+  /**
+   * An unwrapped call (consume, produce) is retried in place by the loop's next step; its deadline is
+   * the API timeout from the first failure of the streak.
+   */
+  #deadlinePassed(err: KafkaError): boolean {
+    if (err.kind !== 'retriable') return true;
+    const now = this.ctx.clock.now();
+    this.#retryingSince ??= now;
+    const passed = now - this.#retryingSince >= this.ctx.o.kafka.apiTimeoutMs;
+    if (passed) this.#retryingSince = undefined;
+    return passed;
   }
 
   /** Runs a plan: stop, abort first, then its steps; a failing step is planned for in turn. */

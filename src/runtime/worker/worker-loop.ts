@@ -53,6 +53,7 @@ export class WorkerLoop {
   async step(): Promise<void> {
     try {
       await this.#iteration();
+      this.recovery.succeeded();
     } catch (e) {
       await this.recovery.recover(e);
     }
