@@ -1,17 +1,18 @@
 import { randomInt } from 'node:crypto';
 import { createProducer, type ProducerPort } from '../kafka/producer.ts';
-import { MONITORING_TOPIC_PREFIX, monitoringEvent, monitoringTopic } from '../monitoring/events.ts';
-import { WORKER_BATCH_EVENTS, type RowInput, type WorkerBatchEvent } from '../monitoring/tables.ts';
 import type { Logger } from '../observability/logger.ts';
 import {
   BATCH_FINISHED,
+  type CommitInfo,
   type ProcessResult,
   type Stage,
   type StageContext,
   type StageOutput,
   type StageRecord,
-} from './stage.ts';
-import type { CommitInfo, WorkerHooks } from './worker-options.ts';
+  type WorkerHooks,
+} from '../runtime/index.ts';
+import { MONITORING_TOPIC_PREFIX, monitoringEvent, monitoringTopic } from './events.ts';
+import { WORKER_BATCH_EVENTS, type RowInput, type WorkerBatchEvent } from './tables.ts';
 
 /**
  * Per-batch events of the runtime as `worker_batches` monitoring rows.
