@@ -79,6 +79,11 @@ export default tseslint.config(
   },
   ...layerRules,
   {
+    // Probes the cluster itself (background load, direct reads), below the runtime's ports on purpose.
+    files: ['test/support/probe-load.ts'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
