@@ -146,10 +146,9 @@ export function planRecovery(err: KafkaError, ctx: RecoveryContext): RecoveryPla
     case 'rewind':
       return unrecoverable(err) ?? (err.kind === 'transport' ? reconnect() : resetConsumer());
     case 'reconnect':
-      // Only an unreachable Kafka is waited out; anything else would loop forever, looking healthy.
-      return err.kind === 'transport' || err.kind === 'retriable'
-        ? reconnect()
-        : (unrecoverable(err) ?? stop(`cannot reconnect: ${describe(err)}`));
+      // While Kafka comes back, its errors vary (timeouts, coordinator loading, a producer failing
+      // init); a configuration or authorization error never goes away and would loop forever.
+      return unrecoverable(err) ?? reconnect();
     case 'step-failed':
       // Kafka went away during the recovery: the transport path covers every other case.
       return unrecoverable(err) ?? reconnect('stop');

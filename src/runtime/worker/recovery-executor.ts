@@ -37,10 +37,16 @@ export class RecoveryExecutor {
     const rc: RecoveryContext = {
       situation,
       deadlinePassed,
-      recentFatal: err.kind === 'fatal' ? this.#fatal.add('fatal') : this.#fatal.count('fatal'),
+      // Only failures the loop recovers from count toward the limits, not reports the client handles.
+      recentFatal:
+        err.kind === 'fatal' && (situation === 'loop' || situation === 'start')
+          ? this.#fatal.add('fatal')
+          : this.#fatal.count('fatal'),
       fatalLimit: ctx.o.fatalLimit,
       recentOther:
-        err.kind === 'other' ? this.#other.add(`${err.codeName}|${err.operation}|${err.message}`) : 0,
+        err.kind === 'other' && situation === 'loop'
+          ? this.#other.add(`${err.codeName}|${err.operation}|${err.message}`)
+          : 0,
       otherLimit: ctx.o.otherErrorLimit.count,
       hasConsumer: ctx.session.hasConsumer,
       transactionOpen: ctx.txnOpen,
