@@ -194,13 +194,12 @@ function planAbortFailure(err: KafkaError, ctx: RecoveryContext): RecoveryPlan {
 }
 
 function planLoop(err: KafkaError, ctx: RecoveryContext): RecoveryPlan {
-  const rewind = () =>
-    plan({ type: 'rewind' }, [ctx.hasConsumer === false ? 'start-consumer' : 'rewind'], {
-      signals: membershipSignals(err),
-    });
-  const fatalStop = unrecoverable(err);
-  if (fatalStop) return fatalStop;
+  const rewind = () => plan({ type: 'rewind' }, [ctx.hasConsumer === false ? 'start-consumer' : 'rewind']);
   switch (err.kind) {
+    case 'config':
+    case 'authorization':
+    case 'fenced':
+      return unrecoverable(err)!;
     case 'membership':
       return resetConsumer(membershipSignals(err));
     case 'transport':
@@ -232,8 +231,6 @@ function planLoop(err: KafkaError, ctx: RecoveryContext): RecoveryPlan {
       if (ctx.recentFatal > ctx.fatalLimit)
         return stop(`producer failed fatally ${ctx.recentFatal} times within a minute`);
       return recreateProducer('fatal');
-    default:
-      return rewind();
   }
 }
 
