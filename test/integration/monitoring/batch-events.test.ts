@@ -4,8 +4,8 @@ import { createAdmin } from '../../../src/kafka/admin.ts';
 import { FaultInjector } from '../../support/fault-injection.ts';
 import type { MonitoringAgent } from '../../../src/monitoring/agent.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
+import { BatchEventEmitter } from '../../../src/monitoring/batch-event-emitter.ts';
 import {
-  BatchEventEmitter,
   batchPartitions,
   withBatchEvents,
   type BatchPartition,

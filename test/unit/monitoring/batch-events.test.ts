@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { silentLogger } from '../../../src/observability/logger.ts';
-import { BatchEventEmitter, batchPartitions, withBatchEvents } from '../../../src/monitoring/batch-events.ts';
+import { BatchEventEmitter } from '../../../src/monitoring/batch-event-emitter.ts';
+import { batchPartitions, withBatchEvents } from '../../../src/monitoring/batch-events.ts';
 import {
   RecordError,
   type Stage,
