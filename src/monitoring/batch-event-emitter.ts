@@ -112,7 +112,7 @@ export class BatchEventEmitter {
   get hooks(): WorkerHooks {
     return {
       afterCommit: (info) => this.committed(info),
-      onRecovery: (info) => this.recovered(`${info.kind} ${info.code}: ${info.action}`, info.epoch),
+      onRecovery: (info) => this.recovered(recoveryReason(info), info.epoch),
     };
   }
 
@@ -250,4 +250,15 @@ function contains(outer: BatchPartition, inner: BatchPartition): boolean {
     inner.firstOffset >= outer.firstOffset &&
     inner.lastOffset <= outer.lastOffset
   );
+}
+
+/**
+ * The `reason` of a `recovered` row: the error, the planned action and its steps, the situation when
+ * it was not the loop (a failed abort), and why the worker stopped when the plan stopped it.
+ */
+export function recoveryReason(info: Parameters<NonNullable<WorkerHooks['onRecovery']>>[0]): string {
+  const steps = info.steps && info.steps.length > 0 ? ` [${info.steps.join(', ')}]` : '';
+  const situation = info.situation ? ` after ${info.situation}` : '';
+  const stopped = info.reason ? `: ${info.reason}` : '';
+  return `${info.kind} ${info.code}${situation}: ${info.action}${steps}${stopped}`;
 }

@@ -160,6 +160,38 @@ describe('BatchEventEmitter', () => {
     );
   });
 
+  test('a recovery row names the error, the planned action with its steps, and why a stop stopped', async () => {
+    const { emitter, rows } = setup();
+    const hooks = emitter.hooks;
+    hooks.onRecovery?.({
+      kind: 'other',
+      code: '_STATE',
+      action: 'recreate-producer',
+      epoch: 3,
+      steps: ['close-producer', 'start-producer'],
+      situation: 'abort',
+    });
+    hooks.onRecovery?.({
+      kind: 'authorization',
+      code: 'TOPIC_AUTHORIZATION_FAILED',
+      action: 'stop',
+      epoch: 3,
+      steps: [],
+      reason: 'not authorized: TOPIC_AUTHORIZATION_FAILED',
+    });
+    await emitter.stop();
+    assert.deepEqual(
+      rows().map((r) => [r.event, r.reason]),
+      [
+        ['recovered', 'other _STATE after abort: recreate-producer [close-producer, start-producer]'],
+        [
+          'recovered',
+          'authorization TOPIC_AUTHORIZATION_FAILED: stop: not authorized: TOPIC_AUTHORIZATION_FAILED',
+        ],
+      ],
+    );
+  });
+
   test("the runtime's re-run of the kept records after failures is not an abort", async () => {
     const { emitter, rows } = setup();
     let calls = 0;
