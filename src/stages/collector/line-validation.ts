@@ -86,7 +86,9 @@ function fieldCheck(field: LogField): FieldCheck {
     case 'IpAddress':
       return (value) => (isIP(value) === 0 ? `${quote(value)} is not an IPv4 or IPv6 address` : undefined);
     case 'RegEx': {
-      const pattern = RE2JS.compile(field.pattern);
+      // Anchored at the start like Python's re.match; the pattern's own `$` anchors the end. `test` on
+      // the anchored pattern avoids the matcher object `lookingAt` needs (several times slower).
+      const pattern = RE2JS.compile(`^(?:${field.pattern})`);
       const maxLength = field.maxLength;
       return (value) => {
         if (maxLength !== undefined && value.length > maxLength) {
