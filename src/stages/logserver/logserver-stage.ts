@@ -73,15 +73,15 @@ export function createLogserverStage(options: LogserverStageOptions): Stage {
   const inputFile = config.pipeline.log_storage.logserver.input_file;
   const chunk = options.fileChunkBytes ?? 1024 * 1024;
 
+  /** The line to each target and its two monitoring rows; `attach`: outputs name `source`. */
   function forward(
     value: Buffer,
     source: RecordPosition,
     targets: readonly Target[],
-    now: number,
-    timestampIn: number,
-    out: StageOutput[],
-    attach: boolean,
-  ): void {
+    times: { now: number; timestampIn: number; attach: boolean },
+  ): StageOutput[] {
+    const { now, timestampIn, attach } = times;
+    const out: StageOutput[] = [];
     const srcIp = sourceAddress(value, Math.max(...targets.map((t) => t.maxLineBytes)));
     const withSource = attach ? { source } : {};
     for (const t of targets) {
@@ -115,6 +115,7 @@ export function createLogserverStage(options: LogserverStageOptions): Stage {
         ...withSource,
       },
     );
+    return out;
   }
 
   const stage: Stage = {
@@ -127,15 +128,9 @@ export function createLogserverStage(options: LogserverStageOptions): Stage {
       for (const record of records) {
         const targets = byProtocol.get(protocolOf.get(record.topic) ?? '') ?? [];
         const now = clock.now();
-        forward(
-          record.value ?? Buffer.alloc(0),
-          record,
-          targets,
-          now,
-          record.timestamp ?? now,
-          outputs,
-          true,
-        );
+        const value = record.value ?? Buffer.alloc(0);
+        const times = { now, timestampIn: record.timestamp ?? now, attach: true };
+        outputs.push(...forward(value, record, targets, times));
       }
       return { outputs };
     },
@@ -153,15 +148,9 @@ export function createLogserverStage(options: LogserverStageOptions): Stage {
       const outputs: StageOutput[] = [];
       const topic = `file:${inputFile}@${read.file.dev}:${read.file.ino}`;
       for (const line of read.lines) {
-        forward(
-          line.bytes,
-          { topic, partition: 0, offset: line.offset },
-          allTargets,
-          ctx.now,
-          ctx.now,
-          outputs,
-          false,
-        );
+        const source = { topic, partition: 0, offset: line.offset };
+        const times = { now: ctx.now, timestampIn: ctx.now, attach: false };
+        outputs.push(...forward(line.bytes, source, allTargets, times));
       }
       store.put(POSITION_KEY, read.position);
       return { outputs };

@@ -135,3 +135,22 @@ test('a record that is not a Batch is dead-lettered alone', () => {
   ) as ProcessResult;
   assert.equal((result.failures?.[0]?.error as Error).name, 'DecodeError');
 });
+
+test('multivariate Loda and ensemble modes run from the config and keep one state per model', () => {
+  const loda = { model: 'LodaDetector', module: 'streamad.model', model_args: { seed: 3 } };
+  const multi = runner(withInspector({ mode: 'multivariate', models: [loda] }));
+  multi.run(batch(steady('m', 0, 30, { size: '120b' })));
+  const lodaState = multi.state.partition(0).store<SubnetModel>('models').get('10.2.54.0_24');
+  assert.deepEqual((lodaState?.states[0] as { window: number[][] }).window[0], [1, 120]);
+
+  const models = [
+    { model: 'ZScoreDetector', module: 'streamad.model', model_args: {} },
+    { model: 'EWMADetector', module: 'streamad.model', model_args: { alpha: 0.2 } },
+  ];
+  const ensemble = { model: 'VoteEnsemble', module: 'streamad.process', model_args: { threshold: 0.5 } };
+  const mixed = runner(withInspector({ mode: 'ensemble', models, ensemble }));
+  mixed.run(batch(steady('e', 0, 30)));
+  const states = mixed.state.partition(0).store<SubnetModel>('models').get('10.2.54.0_24')?.states;
+  assert.equal(states?.length, 2);
+  assert.equal((states?.[1] as { n: number }).n, 30);
+});
