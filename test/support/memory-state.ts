@@ -28,7 +28,10 @@ export class MemoryStore<V> implements KeyValueStore<V> {
 
   *range(bounds: { from?: string; to?: string } = {}): IterableIterator<[string, V]> {
     const keys = [...this.#entries.keys()]
-      .filter((key) => (bounds.from === undefined || key >= bounds.from) && (bounds.to === undefined || key < bounds.to))
+      .filter(
+        (key) =>
+          (bounds.from === undefined || key >= bounds.from) && (bounds.to === undefined || key < bounds.to),
+      )
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     for (const key of keys) {
       const value = this.get(key);
