@@ -27,6 +27,7 @@ export type {
   MonitoringConfig,
   PrefilterConfig,
   RuntimeConfig,
+  DashboardConfig,
 } from './schema.ts';
 export { PIPELINE_STAGES, fullStageName } from './stage-names.ts';
 export type { StageFullName, StageShortName } from './stage-names.ts';
