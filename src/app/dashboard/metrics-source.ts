@@ -1,0 +1,22 @@
+import { parsePrometheusText, type PromSample } from './prometheus-text.ts';
+
+/**
+ * Where the workers' Prometheus metrics come from: the URL of a `/metrics` endpoint (a worker
+ * process's health server, see `startHealthServer`), or an in-process prom-client registry
+ * (`TransactionalWorker.metrics.registry`). Both are read as text exposition, so one parser serves
+ * both and a registry behaves exactly like what a scraper would see.
+ */
+export type MetricsSource = string | { metrics(): Promise<string> };
+
+/** A human label for a source (URLs as given; registries by position). */
+export function sourceLabel(source: MetricsSource, index: number): string {
+  return typeof source === 'string' ? source : `registry #${index + 1}`;
+}
+
+/** Reads one source; rejects when the endpoint fails or does not answer within `timeoutMs`. */
+export async function scrapeSource(source: MetricsSource, timeoutMs: number): Promise<PromSample[]> {
+  if (typeof source !== 'string') return parsePrometheusText(await source.metrics());
+  const res = await fetch(source, { signal: AbortSignal.timeout(timeoutMs) });
+  if (!res.ok) throw new Error(`GET ${source}: HTTP ${res.status}`);
+  return parsePrometheusText(await res.text());
+}
