@@ -107,10 +107,14 @@ export class DashboardData {
       align(rows, grid, (r) => `${str(r.stage)} ${str(r.entry_type)}`, 'n', null, pipelineStageOrder),
     );
     const currentFill = await run('current fill levels', q.currentFillLevels(), (rows) =>
-      rows.map((r) => ({ stage: str(r.stage), entryType: str(r.entry_type), n: num(r.n), at: num(r.at) })),
+      rows
+        .map((r) => ({ stage: str(r.stage), entryType: str(r.entry_type), n: num(r.n), at: num(r.at) }))
+        .sort((a, b) => pipelineStageOrder(a.stage, b.stage)),
     );
     const workerEvents = await run('worker batches', q.workerEvents(since), (rows) =>
-      rows.map((r) => ({ stage: str(r.stage), event: str(r.event), n: num(r.n), records: num(r.records) })),
+      rows
+        .map((r) => ({ stage: str(r.stage), event: str(r.event), n: num(r.n), records: num(r.records) }))
+        .sort((a, b) => pipelineStageOrder(a.stage, b.stage)),
     );
     return {
       now,

@@ -55,11 +55,12 @@ export class MetricsHistory {
 
   start(): void {
     if (this.#timer || this.opts.sources.length === 0) return;
-    this.#inFlight = this.sample();
-    this.#timer = setInterval(() => {
+    const tick = () => {
       // A slow source must not pile up scrapes: skip a tick while the last one runs.
       this.#inFlight ??= this.sample().finally(() => (this.#inFlight = undefined));
-    }, this.opts.intervalMs);
+    };
+    tick();
+    this.#timer = setInterval(tick, this.opts.intervalMs);
     this.#timer.unref();
   }
 

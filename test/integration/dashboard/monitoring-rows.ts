@@ -21,8 +21,10 @@ export interface MonitoringDataset {
   benign: readonly string[];
   /** Latest line time (epoch ms). */
   now: number;
-  /** Writes rows of one table (validated by its row schema). */
+  /** Writes rows of one table (validated by its row schema), each with a new identity. */
   insert<T extends TableName>(table: T, rows: RowInput<T>[]): Promise<void>;
+  /** Writes rows again with the identities they had from `firstOffset` on: what an agent replay does. */
+  replay<T extends TableName>(table: T, firstOffset: number, rows: RowInput<T>[]): Promise<void>;
 }
 
 export const STAGES = {
@@ -51,8 +53,7 @@ export async function createDataset(url: string, now = Date.now()): Promise<Moni
   const conn = await ClickHouseConnection.open(target);
   await conn.ensureTables(TABLES, silentLogger());
   const counts: Partial<Record<TableName, number>> = {};
-  const insert = async <T extends TableName>(table: T, rows: RowInput<T>[]): Promise<void> => {
-    const start = counts[table] ?? 0;
+  const write = async <T extends TableName>(table: T, start: number, rows: RowInput<T>[]): Promise<void> => {
     const values = rows.map((row, i) =>
       tableRowSchema(table).parse({
         src_topic: `clickhouse_${table}`,
@@ -62,13 +63,19 @@ export async function createDataset(url: string, now = Date.now()): Promise<Moni
         ...row,
       }),
     );
-    counts[table] = start + rows.length;
     await conn.client.insert({ table: `${database}.${table}`, values, format: 'JSONEachRow' });
   };
+  const insert = async <T extends TableName>(table: T, rows: RowInput<T>[]): Promise<void> => {
+    const start = counts[table] ?? 0;
+    counts[table] = start + rows.length;
+    await write(table, start, rows);
+  };
+  const replay = <T extends TableName>(table: T, firstOffset: number, rows: RowInput<T>[]) =>
+    write(table, firstOffset, rows);
   const benign = ['10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4'];
   const infected = ['10.0.0.5', '10.0.0.6'];
   const hosts = [...benign, ...infected];
-  const dataset: MonitoringDataset = { target, conn, counts, infected, benign, now, insert };
+  const dataset: MonitoringDataset = { target, conn, counts, infected, benign, now, insert, replay };
   await writePipeline(dataset, hosts, now);
   return dataset;
 }
