@@ -132,7 +132,12 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     const file = VENDOR[url.pathname] ?? publicFile(url.pathname);
     if (file === undefined) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
     const type = TYPES[extname(file)] ?? 'application/octet-stream';
-    return send(res, 200, type, await readFile(file));
+    const body = await readFile(file).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return undefined;
+      throw e;
+    });
+    if (body === undefined) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+    return send(res, 200, type, body);
   }
 
   await new Promise<void>((resolve, reject) => {
