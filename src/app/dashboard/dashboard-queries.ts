@@ -13,9 +13,19 @@ import { dedupViewName, qualified, type TableName } from '../../monitoring/table
  */
 export interface Window {
   /** Start of the window, epoch ms. */
-  since: number;
+  since: SqlInt;
   /** Bucket width of time series, ms. */
-  bucketMs: number;
+  bucketMs: SqlInt;
+}
+
+/**
+ * An integer, or a SQL expression that yields one: the Grafana dashboards reuse these queries with
+ * the data source's time macros in place of numbers (see scripts/grafana-dashboards.ts).
+ */
+export type SqlInt = number | string;
+
+function sql(x: SqlInt): string {
+  return typeof x === 'number' ? String(Math.trunc(x)) : `(${x})`;
 }
 
 /** A bucket width that gives about 180 points over the window, in whole seconds. */
@@ -51,7 +61,7 @@ export class DashboardQueries {
   /** Lines in, failed lines and alerts per bucket: rows `{series, t, n}`. */
   volume(w: Window): string {
     const series = (name: string, t: TableName, col: string) =>
-      `SELECT '${name}' AS series, intDiv(${col}, ${w.bucketMs}) * ${w.bucketMs} AS t, count() AS n FROM ${this.dedup(t)} WHERE ${col} >= ${w.since} GROUP BY t`;
+      `SELECT '${name}' AS series, intDiv(${col}, ${sql(w.bucketMs)}) * ${sql(w.bucketMs)} AS t, count() AS n FROM ${this.dedup(t)} WHERE ${col} >= ${sql(w.since)} GROUP BY t`;
     return [
       series('lines in', 'server_logs', 'timestamp_in'),
       series('failed', 'failed_loglines', 'timestamp_failed'),
@@ -66,7 +76,7 @@ export class DashboardQueries {
    * (batch_id, client_ip); an alert reaches the lines of its suspicious batch.
    * `lines` restricts the lines (a SELECT of logline_id).
    */
-  private stageTimes(lines: string, since: number): string {
+  private stageTimes(lines: string, since: SqlInt): string {
     const lineBatches = `SELECT logline_id, batch_id FROM ${this.table('logline_to_batches')} WHERE logline_id IN (${lines})`;
     const lineBatchHosts = [
       `SELECT logline_id, batch_id, client_ip FROM (${lineBatches})`,
@@ -77,29 +87,29 @@ export class DashboardQueries {
         `SELECT batch_id, client_ip, stage, t FROM (SELECT suspicious_batch_id, any(batch_id) AS batch_id FROM ${this.table('suspicious_batches_to_batch')} GROUP BY suspicious_batch_id)`,
         `ALL INNER JOIN (${inner}) USING suspicious_batch_id`,
       ].join(' ');
-    const suspiciousStages = `SELECT suspicious_batch_id, stage, min(timestamp) AS t, any(client_ip) AS client_ip FROM ${this.table('suspicious_batch_timestamps')} WHERE timestamp >= ${since} GROUP BY suspicious_batch_id, stage`;
-    const alertStage = `SELECT suspicious_batch_id, 'alert' AS stage, min(alert_timestamp) AS t, any(client_ip) AS client_ip FROM ${this.table('alerts')} WHERE alert_timestamp >= ${since} GROUP BY suspicious_batch_id`;
+    const suspiciousStages = `SELECT suspicious_batch_id, stage, min(timestamp) AS t, any(client_ip) AS client_ip FROM ${this.table('suspicious_batch_timestamps')} WHERE timestamp >= ${sql(since)} GROUP BY suspicious_batch_id, stage`;
+    const alertStage = `SELECT suspicious_batch_id, 'alert' AS stage, min(alert_timestamp) AS t, any(client_ip) AS client_ip FROM ${this.table('alerts')} WHERE alert_timestamp >= ${sql(since)} GROUP BY suspicious_batch_id`;
     const viaSuspicious = (inner: string) =>
       `SELECT logline_id, stage, t FROM (${lineBatchHosts}) ALL INNER JOIN (${suspiciousTimes(inner)}) USING batch_id, client_ip`;
     return [
-      `SELECT logline_id, stage, timestamp AS t FROM ${this.table('logline_timestamps')} WHERE timestamp >= ${since} AND logline_id IN (${lines})`,
-      `SELECT logline_id, stage, t FROM (${lineBatches}) ALL INNER JOIN (SELECT batch_id, stage, min(timestamp) AS t FROM ${this.table('batch_timestamps')} WHERE timestamp >= ${since} GROUP BY batch_id, stage) USING batch_id`,
+      `SELECT logline_id, stage, timestamp AS t FROM ${this.table('logline_timestamps')} WHERE timestamp >= ${sql(since)} AND logline_id IN (${lines})`,
+      `SELECT logline_id, stage, t FROM (${lineBatches}) ALL INNER JOIN (SELECT batch_id, stage, min(timestamp) AS t FROM ${this.table('batch_timestamps')} WHERE timestamp >= ${sql(since)} GROUP BY batch_id, stage) USING batch_id`,
       viaSuspicious(suspiciousStages),
       viaSuspicious(alertStage),
     ].join('\nUNION ALL\n');
   }
 
   /** A line's arrival: the first time any stage recorded it (the collector, when it read the line). */
-  private lineIn(lines: string, since: number): string {
-    return `SELECT logline_id, min(timestamp) AS line_in FROM ${this.table('logline_timestamps')} WHERE timestamp >= ${since} AND logline_id IN (${lines}) GROUP BY logline_id`;
+  private lineIn(lines: string, since: SqlInt): string {
+    return `SELECT logline_id, min(timestamp) AS line_in FROM ${this.table('logline_timestamps')} WHERE timestamp >= ${sql(since)} AND logline_id IN (${lines}) GROUP BY logline_id`;
   }
 
-  private linesSince(since: number): string {
-    return `SELECT logline_id FROM ${this.table('logline_timestamps')} WHERE timestamp >= ${since}`;
+  private linesSince(since: SqlInt): string {
+    return `SELECT logline_id FROM ${this.table('logline_timestamps')} WHERE timestamp >= ${sql(since)}`;
   }
 
   /** Per line and stage: first arrival and latency since line in. Rows `{logline_id, stage, t, latency_ms}`. */
-  private lineStageLatency(lines: string, since: number): string {
+  private lineStageLatency(lines: string, since: SqlInt): string {
     return [
       'SELECT logline_id, stage, t, t - line_in AS latency_ms FROM',
       `(SELECT logline_id, stage, min(t) AS t FROM (${this.stageTimes(lines, since)}) GROUP BY logline_id, stage)`,
@@ -113,7 +123,7 @@ export class DashboardQueries {
    */
   stageFlow(w: Window): string {
     return [
-      `SELECT stage, intDiv(t, ${w.bucketMs}) * ${w.bucketMs} AS t, count() AS lines,`,
+      `SELECT stage, intDiv(t, ${sql(w.bucketMs)}) * ${sql(w.bucketMs)} AS t, count() AS lines,`,
       '  quantile(0.5)(latency_ms) AS p50_ms, quantile(0.99)(latency_ms) AS p99_ms',
       `FROM (${this.lineStageLatency(this.linesSince(w.since), w.since)})`,
       'GROUP BY stage, t ORDER BY stage, t',
@@ -121,7 +131,7 @@ export class DashboardQueries {
   }
 
   /** Latency since line in per stage over the whole window: rows `{stage, lines, p50_ms, p99_ms, max_ms}`. */
-  stageLatency(since: number): string {
+  stageLatency(since: SqlInt): string {
     return [
       'SELECT stage, count() AS lines, quantile(0.5)(latency_ms) AS p50_ms,',
       '  quantile(0.99)(latency_ms) AS p99_ms, max(latency_ms) AS max_ms',
@@ -133,8 +143,8 @@ export class DashboardQueries {
   /** Fill levels per stage and entry type, the bucket's maximum: rows `{stage, entry_type, t, n}`. */
   fillLevels(w: Window): string {
     return [
-      `SELECT stage, entry_type, intDiv(timestamp, ${w.bucketMs}) * ${w.bucketMs} AS t, max(entry_count) AS n`,
-      `FROM ${this.table('fill_levels')} WHERE timestamp >= ${w.since}`,
+      `SELECT stage, entry_type, intDiv(timestamp, ${sql(w.bucketMs)}) * ${sql(w.bucketMs)} AS t, max(entry_count) AS n`,
+      `FROM ${this.table('fill_levels')} WHERE timestamp >= ${sql(w.since)}`,
       'GROUP BY stage, entry_type, t ORDER BY t',
     ].join('\n');
   }
@@ -148,10 +158,10 @@ export class DashboardQueries {
   }
 
   /** The runtime's batch events per stage in the window: rows `{stage, event, n, records}`. */
-  workerEvents(since: number): string {
+  workerEvents(since: SqlInt): string {
     return [
       'SELECT stage, event, count() AS n, sum(records) AS records',
-      `FROM ${this.dedup('worker_batches')} WHERE timestamp >= ${since}`,
+      `FROM ${this.dedup('worker_batches')} WHERE timestamp >= ${sql(since)}`,
       'GROUP BY stage, event ORDER BY stage, event',
     ].join('\n');
   }
