@@ -105,7 +105,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   );
   const routes: Record<string, (q: URLSearchParams) => Promise<unknown>> = {
     '/api/config': () => Promise.resolve({ refreshMs, windowMs, metrics: history !== undefined }),
-    '/api/pipeline': () => data.pipeline(),
+    '/api/pipeline': shared(() => data.pipeline(), refreshMs / 2),
     '/api/alerts': (q) => data.alerts({ ...optionalHost(q.get('host')), limit: limitOf(q, 200, 1000) }),
     '/api/hosts': (q) => data.hosts(limitOf(q, 100, 1000)),
     '/api/host': (q) => data.host(q.get('ip') ?? '', limitOf(q, 100, 500)),
@@ -165,6 +165,25 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       });
       await reader.close();
     },
+  };
+}
+
+/**
+ * Several open pages poll the same heavy queries: they share one run in flight and its answer for
+ * `maxAgeMs`, so ClickHouse sees one query set per refresh however many tabs are open.
+ */
+function shared<T>(run: () => Promise<T>, maxAgeMs: number): () => Promise<T> {
+  let inFlight: Promise<T> | undefined;
+  let done: { at: number; value: T } | undefined;
+  return () => {
+    if (done && Date.now() - done.at < maxAgeMs) return Promise.resolve(done.value);
+    inFlight ??= run()
+      .then((value) => {
+        done = { at: Date.now(), value };
+        return value;
+      })
+      .finally(() => (inFlight = undefined));
+    return inFlight;
   };
 }
 
