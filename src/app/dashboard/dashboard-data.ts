@@ -61,8 +61,28 @@ export interface HostData {
 
 const pipelineStageOrder = (a: string, b: string) => byPipelineOrder(a, b);
 
+/**
+ * Keeps the rows of a costly query and runs it again only after four of its own durations, so a
+ * slow ClickHouse is not kept busy by the dashboard (a query taking 1 s refreshes every 4 s).
+ */
+class QueryCache {
+  #last: { at: number; tookMs: number; rows: Row[] } | undefined;
+
+  async rows(now: number, run: () => Promise<Row[]>): Promise<Row[]> {
+    const last = this.#last;
+    if (last && now - last.at < 4 * last.tookMs) return last.rows;
+    const started = Date.now();
+    const rows = await run();
+    this.#last = { at: now, tookMs: Date.now() - started, rows };
+    return rows;
+  }
+}
+
 /** Turns query rows into the pages' JSON. */
 export class DashboardData {
+  /** The lineage join (lines to stages to alerts) costs most of a refresh. */
+  private readonly lineage = new QueryCache();
+
   constructor(
     private readonly reader: ClickHouseReader,
     private readonly queries: DashboardQueries,
@@ -76,9 +96,16 @@ export class DashboardData {
     const w = { since, bucketMs };
     const grid = bucketGrid(since, now, bucketMs);
     const errors: string[] = [];
-    const run = async <T>(what: string, sql: string, shape: (rows: Row[]) => T): Promise<T | null> => {
+    const run = async <T>(
+      what: string,
+      sql: string,
+      shape: (rows: Row[]) => T,
+      cache?: QueryCache,
+    ): Promise<T | null> => {
       try {
-        return shape(await this.reader.rows(sql));
+        return shape(
+          cache ? await cache.rows(now, () => this.reader.rows(sql)) : await this.reader.rows(sql),
+        );
       } catch (e) {
         errors.push(`${what}: ${errorText(e)}`);
         return null;
@@ -88,20 +115,11 @@ export class DashboardData {
     // One at a time: ClickHouse on a small machine answers a sequence faster than a burst.
     const totals = await run('totals', q.totals(), (rows) => totalsOf(rows[0] ?? {}));
     const volume = await run('volume', q.volume(w), (rows) => align(rows, grid, column('series'), 'n', 0));
-    const flow = await run('stage flow', q.stageFlow(w), (rows) => ({
-      lines: align(rows, grid, column('stage'), 'lines', 0, pipelineStageOrder),
-      p99: align(rows, grid, column('stage'), 'p99_ms', null, pipelineStageOrder),
-    }));
-    const latency = await run('latency', q.stageLatency(since), (rows) =>
-      rows
-        .map((r) => ({
-          stage: str(r.stage),
-          lines: num(r.lines),
-          p50Ms: num(r.p50_ms),
-          p99Ms: num(r.p99_ms),
-          maxMs: num(r.max_ms),
-        }))
-        .sort((a, b) => pipelineStageOrder(a.stage, b.stage)),
+    const flow = await run(
+      'stage flow and latency',
+      q.stageFlowAndLatency(w),
+      (rows) => flowOf(rows, grid),
+      this.lineage,
     );
     const fillLevels = await run('fill levels', q.fillLevels(w), (rows) =>
       align(rows, grid, (r) => `${str(r.stage)} ${str(r.entry_type)}`, 'n', null, pipelineStageOrder),
@@ -124,7 +142,7 @@ export class DashboardData {
       volume,
       stageLines: flow?.lines ?? null,
       stageP99: flow?.p99 ?? null,
-      latency,
+      latency: flow?.latency ?? null,
       fillLevels,
       currentFill,
       workerEvents,
@@ -208,6 +226,28 @@ export class DashboardData {
     }
     return { host, stages: [...stages].sort(pipelineStageOrder), lines: [...lines.values()], alerts, errors };
   }
+}
+
+/** Splits the one-pass rows: buckets (`bucket` >= 0) for the charts, `bucket` = -1 for the table. */
+function flowOf(
+  rows: readonly Row[],
+  grid: readonly number[],
+): { lines: AlignedSeries; p99: AlignedSeries; latency: StageLatency[] } {
+  const buckets = rows.filter((r) => num(r.bucket) !== -1).map((r) => ({ ...r, t: r.bucket }));
+  return {
+    lines: align(buckets, grid, column('stage'), 'lines', 0, pipelineStageOrder),
+    p99: align(buckets, grid, column('stage'), 'p99_ms', null, pipelineStageOrder),
+    latency: rows
+      .filter((r) => num(r.bucket) === -1)
+      .map((r) => ({
+        stage: str(r.stage),
+        lines: num(r.lines),
+        p50Ms: num(r.p50_ms),
+        p99Ms: num(r.p99_ms),
+        maxMs: num(r.max_ms),
+      }))
+      .sort((a, b) => pipelineStageOrder(a.stage, b.stage)),
+  };
 }
 
 function totalsOf(r: Row): Totals {

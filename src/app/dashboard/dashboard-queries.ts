@@ -74,46 +74,71 @@ export class DashboardQueries {
    * Line-level stages record `logline_timestamps`; batch stages record their batch, reached through
    * `logline_to_batches`; suspicious batches hold one host's lines of a batch, so they join on
    * (batch_id, client_ip); an alert reaches the lines of its suspicious batch.
-   * `lines` restricts the lines (a SELECT of logline_id).
+   * `lines` restricts the lines (a SELECT of logline_id); `timed` says it adds nothing to the
+   * `since` filter, so tables with a time column skip the (costly) set lookup.
    */
-  private stageTimes(lines: string, since: SqlInt): string {
+  private stageTimes(lines: string, since: SqlInt, timed: boolean): string {
+    const andLines = timed ? '' : ` AND logline_id IN (${lines})`;
     const lineBatches = `SELECT logline_id, batch_id FROM ${this.table('logline_to_batches')} WHERE logline_id IN (${lines})`;
+    // Only lines of batches that yielded a suspicious batch need their host: few, usually.
+    const suspiciousBatchIds = `SELECT batch_id FROM ${this.table('suspicious_batches_to_batch')}`;
+    const suspiciousLines = `SELECT logline_id FROM ${this.table('logline_to_batches')} WHERE batch_id IN (${suspiciousBatchIds})`;
     const lineBatchHosts = [
-      `SELECT logline_id, batch_id, client_ip FROM (${lineBatches})`,
-      `ALL INNER JOIN (SELECT logline_id, any(client_ip) AS client_ip FROM ${this.table('loglines')} WHERE logline_id IN (${lines}) GROUP BY logline_id) USING logline_id`,
+      `SELECT logline_id, batch_id, client_ip FROM (${lineBatches} AND batch_id IN (${suspiciousBatchIds}))`,
+      `ALL INNER JOIN (SELECT logline_id, any(client_ip) AS client_ip FROM ${this.table('loglines')} WHERE logline_id IN (${suspiciousLines})${andLines} GROUP BY logline_id) USING logline_id`,
     ].join(' ');
-    const suspiciousTimes = (inner: string) =>
-      [
-        `SELECT batch_id, client_ip, stage, t FROM (SELECT suspicious_batch_id, any(batch_id) AS batch_id FROM ${this.table('suspicious_batches_to_batch')} GROUP BY suspicious_batch_id)`,
-        `ALL INNER JOIN (${inner}) USING suspicious_batch_id`,
-      ].join(' ');
-    const suspiciousStages = `SELECT suspicious_batch_id, stage, min(timestamp) AS t, any(client_ip) AS client_ip FROM ${this.table('suspicious_batch_timestamps')} WHERE timestamp >= ${sql(since)} GROUP BY suspicious_batch_id, stage`;
-    const alertStage = `SELECT suspicious_batch_id, 'alert' AS stage, min(alert_timestamp) AS t, any(client_ip) AS client_ip FROM ${this.table('alerts')} WHERE alert_timestamp >= ${sql(since)} GROUP BY suspicious_batch_id`;
-    const viaSuspicious = (inner: string) =>
-      `SELECT logline_id, stage, t FROM (${lineBatchHosts}) ALL INNER JOIN (${suspiciousTimes(inner)}) USING batch_id, client_ip`;
+    const suspiciousAndAlertTimes = [
+      `SELECT suspicious_batch_id, stage, min(timestamp) AS t, any(client_ip) AS client_ip FROM ${this.table('suspicious_batch_timestamps')} WHERE timestamp >= ${sql(since)} GROUP BY suspicious_batch_id, stage`,
+      `SELECT suspicious_batch_id, 'alert' AS stage, min(alert_timestamp) AS t, any(client_ip) AS client_ip FROM ${this.table('alerts')} WHERE alert_timestamp >= ${sql(since)} GROUP BY suspicious_batch_id`,
+    ].join(' UNION ALL ');
+    const suspiciousTimes = [
+      `SELECT batch_id, client_ip, stage, t FROM (SELECT suspicious_batch_id, any(batch_id) AS batch_id FROM ${this.table('suspicious_batches_to_batch')} GROUP BY suspicious_batch_id)`,
+      `ALL INNER JOIN (${suspiciousAndAlertTimes}) USING suspicious_batch_id`,
+    ].join(' ');
     return [
-      `SELECT logline_id, stage, timestamp AS t FROM ${this.table('logline_timestamps')} WHERE timestamp >= ${sql(since)} AND logline_id IN (${lines})`,
+      `SELECT logline_id, stage, timestamp AS t FROM ${this.table('logline_timestamps')} WHERE timestamp >= ${sql(since)}${andLines}`,
       `SELECT logline_id, stage, t FROM (${lineBatches}) ALL INNER JOIN (SELECT batch_id, stage, min(timestamp) AS t FROM ${this.table('batch_timestamps')} WHERE timestamp >= ${sql(since)} GROUP BY batch_id, stage) USING batch_id`,
-      viaSuspicious(suspiciousStages),
-      viaSuspicious(alertStage),
+      `SELECT logline_id, stage, t FROM (${lineBatchHosts}) ALL INNER JOIN (${suspiciousTimes}) USING batch_id, client_ip`,
     ].join('\nUNION ALL\n');
   }
 
   /** A line's arrival: the first time any stage recorded it (the collector, when it read the line). */
-  private lineIn(lines: string, since: SqlInt): string {
-    return `SELECT logline_id, min(timestamp) AS line_in FROM ${this.table('logline_timestamps')} WHERE timestamp >= ${sql(since)} AND logline_id IN (${lines}) GROUP BY logline_id`;
+  private lineIn(lines: string, since: SqlInt, timed: boolean): string {
+    const andLines = timed ? '' : ` AND logline_id IN (${lines})`;
+    return `SELECT logline_id, min(timestamp) AS line_in FROM ${this.table('logline_timestamps')} WHERE timestamp >= ${sql(since)}${andLines} GROUP BY logline_id`;
   }
 
   private linesSince(since: SqlInt): string {
     return `SELECT logline_id FROM ${this.table('logline_timestamps')} WHERE timestamp >= ${sql(since)}`;
   }
 
-  /** Per line and stage: first arrival and latency since line in. Rows `{logline_id, stage, t, latency_ms}`. */
-  private lineStageLatency(lines: string, since: SqlInt): string {
+  /**
+   * Per line and stage: first arrival and latency since line in. Rows `{logline_id, stage, t,
+   * latency_ms}`. Without `lines`: every line that came in since `since`.
+   */
+  private lineStageLatency(since: SqlInt, lines?: string): string {
+    const timed = lines === undefined;
+    const set = lines ?? this.linesSince(since);
     return [
       'SELECT logline_id, stage, t, t - line_in AS latency_ms FROM',
-      `(SELECT logline_id, stage, min(t) AS t FROM (${this.stageTimes(lines, since)}) GROUP BY logline_id, stage)`,
-      `ALL INNER JOIN (${this.lineIn(lines, since)}) USING logline_id`,
+      `(SELECT logline_id, stage, min(t) AS t FROM (${this.stageTimes(set, since, timed)}) GROUP BY logline_id, stage)`,
+      `ALL INNER JOIN (${this.lineIn(set, since, timed)}) USING logline_id`,
+    ].join('\n');
+  }
+
+  /**
+   * One pass for the pipeline page: per stage and bucket, and (`bucket` = -1) per stage over the whole
+   * window, the lines that reached the stage and their latency since line in. Rows `{stage, bucket,
+   * lines, p50_ms, p99_ms, max_ms}`. The lineage join is the costly part, so it runs once and
+   * ARRAY JOIN counts each line in its bucket and in the total.
+   */
+  stageFlowAndLatency(w: Window): string {
+    return [
+      'SELECT stage, bucket, count() AS lines, quantile(0.5)(latency_ms) AS p50_ms,',
+      '  quantile(0.99)(latency_ms) AS p99_ms, max(latency_ms) AS max_ms',
+      `FROM (${this.lineStageLatency(w.since)})`,
+      `ARRAY JOIN [intDiv(t, ${sql(w.bucketMs)}) * ${sql(w.bucketMs)}, -1] AS bucket`,
+      'GROUP BY stage, bucket ORDER BY stage, bucket',
     ].join('\n');
   }
 
@@ -125,7 +150,7 @@ export class DashboardQueries {
     return [
       `SELECT stage, intDiv(t, ${sql(w.bucketMs)}) * ${sql(w.bucketMs)} AS t, count() AS lines,`,
       '  quantile(0.5)(latency_ms) AS p50_ms, quantile(0.99)(latency_ms) AS p99_ms',
-      `FROM (${this.lineStageLatency(this.linesSince(w.since), w.since)})`,
+      `FROM (${this.lineStageLatency(w.since)})`,
       'GROUP BY stage, t ORDER BY stage, t',
     ].join('\n');
   }
@@ -135,7 +160,7 @@ export class DashboardQueries {
     return [
       'SELECT stage, count() AS lines, quantile(0.5)(latency_ms) AS p50_ms,',
       '  quantile(0.99)(latency_ms) AS p99_ms, max(latency_ms) AS max_ms',
-      `FROM (${this.lineStageLatency(this.linesSince(since), since)})`,
+      `FROM (${this.lineStageLatency(since)})`,
       'GROUP BY stage',
     ].join('\n');
   }
@@ -223,7 +248,7 @@ export class DashboardQueries {
     const lines = this.hostLines(host, limit);
     return [
       'SELECT logline_id, stage, t, latency_ms, status FROM',
-      `(${this.lineStageLatency(lines, 0)})`,
+      `(${this.lineStageLatency(0, lines)})`,
       `ANY LEFT JOIN (SELECT logline_id, stage, argMax(status, timestamp) AS status FROM ${this.table('logline_timestamps')} WHERE logline_id IN (${lines}) GROUP BY logline_id, stage) USING logline_id, stage`,
       'ORDER BY logline_id, t',
     ].join('\n');

@@ -47,7 +47,18 @@ export const DELAYS = {
 
 export const BATCH_MS = 10_000;
 
-export async function createDataset(url: string, now = Date.now()): Promise<MonitoringDataset> {
+export interface DatasetShape {
+  /** How far back the lines go; default 60 s. */
+  seconds?: number;
+  /** One line every this many ms; default 500. */
+  lineEveryMs?: number;
+}
+
+export async function createDataset(
+  url: string,
+  now = Date.now(),
+  shape: DatasetShape = {},
+): Promise<MonitoringDataset> {
   const database = `dash_${process.pid}_${randomBytes(3).toString('hex')}`;
   const target: ClickHouseTarget = { url, database, connectTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
   const conn = await ClickHouseConnection.open(target);
@@ -63,7 +74,12 @@ export async function createDataset(url: string, now = Date.now()): Promise<Moni
         ...row,
       }),
     );
-    await conn.client.insert({ table: `${database}.${table}`, values, format: 'JSONEachRow' });
+    for (let i = 0; i < values.length; i += 50_000)
+      await conn.client.insert({
+        table: `${database}.${table}`,
+        values: values.slice(i, i + 50_000),
+        format: 'JSONEachRow',
+      });
   };
   const insert = async <T extends TableName>(table: T, rows: RowInput<T>[]): Promise<void> => {
     const start = counts[table] ?? 0;
@@ -76,12 +92,18 @@ export async function createDataset(url: string, now = Date.now()): Promise<Moni
   const infected = ['10.0.0.5', '10.0.0.6'];
   const hosts = [...benign, ...infected];
   const dataset: MonitoringDataset = { target, conn, counts, infected, benign, now, insert, replay };
-  await writePipeline(dataset, hosts, now);
+  await writePipeline(dataset, hosts, now, shape.seconds ?? 60, shape.lineEveryMs ?? 500);
   return dataset;
 }
 
-async function writePipeline(d: MonitoringDataset, hosts: readonly string[], now: number): Promise<void> {
-  const start = now - 60_000;
+async function writePipeline(
+  d: MonitoringDataset,
+  hosts: readonly string[],
+  now: number,
+  seconds: number,
+  lineEveryMs: number,
+): Promise<void> {
+  const start = now - seconds * 1000;
   const serverLogs: RowInput<'server_logs'>[] = [];
   const loglines: RowInput<'loglines'>[] = [];
   const lineTimes: RowInput<'logline_timestamps'>[] = [];
@@ -98,7 +120,7 @@ async function writePipeline(d: MonitoringDataset, hosts: readonly string[], now
     const batchEnd = batchStart + BATCH_MS;
     const hostsInBatch = new Set<string>();
     let inBatch = 0;
-    for (let t = batchStart; t < batchEnd && t <= now; t += 500) {
+    for (let t = batchStart; t < batchEnd && t <= now; t += lineEveryMs) {
       const host = hosts[line % hosts.length]!;
       const id = `line-${line}`;
       const infected = d.infected.includes(host);
@@ -185,7 +207,7 @@ async function writePipeline(d: MonitoringDataset, hosts: readonly string[], now
       timestamp: t,
       stage: STAGES.collector,
       entry_type: 'total_loglines',
-      entry_count: Math.round(((t - start) % BATCH_MS) / 500),
+      entry_count: Math.round(((t - start) % BATCH_MS) / lineEveryMs),
     });
     for (const stage of Object.values(STAGES)) {
       workerBatches.push({
