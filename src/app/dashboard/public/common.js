@@ -134,15 +134,21 @@ export function chart(el, opts = {}) {
   return api;
 }
 
-/** Per-bucket counts to per-second rates. */
-export function perSecond(aligned, bucketMs) {
+/**
+ * Per-bucket counts to per-second rates. The last bucket is still filling: its count is divided by
+ * the time elapsed in it (at least half a bucket, so its first moments do not spike), and the line
+ * does not drop at the right edge.
+ */
+export function perSecond(aligned, bucketMs, now) {
   if (!aligned) return null;
-  const f = 1000 / bucketMs;
+  const last = aligned.t.length - 1;
+  const seconds = (i) =>
+    (i === last && now !== undefined ? Math.max(bucketMs / 2, now - aligned.t[i] * 1000) : bucketMs) / 1000;
   return {
     t: aligned.t,
     series: aligned.series.map((s) => ({
       name: s.name,
-      values: s.values.map((v) => (v === null ? null : v * f)),
+      values: s.values.map((v, i) => (v === null ? null : v / seconds(i))),
     })),
   };
 }

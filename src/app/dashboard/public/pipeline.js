@@ -78,8 +78,8 @@ function num(v) {
 async function tick() {
   const d = await getJSON('/api/pipeline');
   cards(d.totals);
-  charts.volume.update(perSecond(d.volume, d.bucketMs));
-  charts.stageLines.update(renamed(perSecond(d.stageLines, d.bucketMs)));
+  charts.volume.update(perSecond(d.volume, d.bucketMs, d.now));
+  charts.stageLines.update(renamed(perSecond(d.stageLines, d.bucketMs, d.now)));
   charts.latency.update(
     d.stageP99 && {
       t: d.stageP99.t,
