@@ -8,6 +8,23 @@ import { parsePrometheusText, type PromSample } from './prometheus-text.ts';
  */
 export type MetricsSource = string | { metrics(): Promise<string> };
 
+/**
+ * The source of an in-process worker (`TransactionalWorker` fits). Its alert-condition and ready
+ * gauges are brought up to date by `status()` (as the health server does before `/metrics`), so the
+ * source calls it before each read; a bare registry would show them as of the last probe.
+ */
+export function workerMetricsSource(worker: {
+  status(): unknown;
+  readonly metrics: { readonly registry: { metrics(): Promise<string> } };
+}): MetricsSource {
+  return {
+    metrics: () => {
+      worker.status();
+      return worker.metrics.registry.metrics();
+    },
+  };
+}
+
 /** A human label for a source (URLs as given; registries by position). */
 export function sourceLabel(source: MetricsSource, index: number): string {
   return typeof source === 'string' ? source : `registry #${index + 1}`;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { seriesOf, type MetricsPoint } from '../../../src/app/dashboard/metrics-history.ts';
+import { scrapeSource, workerMetricsSource } from '../../../src/app/dashboard/metrics-source.ts';
 import { parsePrometheusText } from '../../../src/app/dashboard/prometheus-text.ts';
 import { aggregateStageMetrics } from '../../../src/app/dashboard/stage-metrics.ts';
 import { WorkerMetrics } from '../../../src/runtime/worker-metrics.ts';
@@ -85,4 +86,19 @@ test('rates come from consecutive samples; a counter that went down is a restart
   assert.deepEqual(series.t, [10, 12, 14, 16]);
   assert.deepEqual(series.stages[0]?.recordsInPerSec, [null, 100, 20, null]);
   assert.deepEqual(series.stages[0]?.lag, [5, 6, 7, null]);
+});
+
+test("an in-process worker's source refreshes its gauges through status() before each read", async () => {
+  const metrics = new WorkerMetrics({ stage: 'log_filtering.prefilter', instance: 'p1' });
+  let conditionHolds = false;
+  const worker = {
+    metrics,
+    status: () => metrics.alert.set({ condition: 'no_commit_while_input_arrives' }, conditionHolds ? 1 : 0),
+  };
+  const source = workerMetricsSource(worker);
+  const read = async () =>
+    aggregateStageMetrics(await scrapeSource(source, 1000))[0]!.alerts.no_commit_while_input_arrives;
+  assert.equal(await read(), 0);
+  conditionHolds = true;
+  assert.equal(await read(), 1);
 });
