@@ -89,7 +89,7 @@ export function renderFrame(m: ViewModel, width: number): string[] {
     ...(m.stages.length === 0 ? [s.dim('(no worker metrics yet)')] : m.stages.map((r) => stageLine(r, true))),
     '',
     s.dim(
-      `alerts (latest ${m.recentAlerts.length} of ${m.alertCount}): time, host, score, family, detector, domains`,
+      `alerts (latest ${m.recentAlerts.length} of ${m.alertCount}, newest last): time, host, score, family, detector, domains`,
     ),
     ...(m.recentAlerts.length === 0 ? [s.dim('(none yet)')] : m.recentAlerts.map((a) => alertLine(a, width))),
     '',
