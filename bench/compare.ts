@@ -13,7 +13,7 @@ import { createProducer } from '../src/kafka/producer.ts';
 import { silentLogger } from '../src/observability/logger.ts';
 import { createTopics } from '../test/support/pipeline-harness.ts';
 import { brokerKafkaVersion, buildJavaPeers } from './compare/java.ts';
-import { defaultPeers, type Peer } from './compare/peers.ts';
+import { defaultPeers, variantPeers, type Peer } from './compare/peers.ts';
 import { markdown, ratios, rows } from './compare/report.ts';
 import { PARTITIONS, runOnce, type RunContext, type RunResult } from './compare/run.ts';
 
@@ -114,6 +114,8 @@ async function main(): Promise<void> {
       'consumer-override': { type: 'string', multiple: true, default: [] },
       'producer-override': { type: 'string', multiple: true, default: [] },
       label: { type: 'string', default: '' },
+      variant: { type: 'string', multiple: true, default: [] },
+      'variant-modes': { type: 'string', default: 'eos,alo' },
     },
   });
   const records = Number(values.records ?? (values.quick ? 20_000 : 100_000));
@@ -122,9 +124,10 @@ async function main(): Promise<void> {
   const consumerOverrides = keyValues(values['consumer-override'], '--consumer-override');
   const producerOverrides = keyValues(values['producer-override'], '--producer-override');
   const wanted = values.peers?.split(',');
-  const peers: Peer[] = defaultPeers(sizeMap(values['streams-interval-ms'])).filter(
-    (p) => !wanted || wanted.includes(p.id),
-  );
+  const peers: Peer[] = [
+    ...defaultPeers(sizeMap(values['streams-interval-ms'])),
+    ...values.variant.flatMap((v) => variantPeers(v, values['variant-modes'].split(','))),
+  ].filter((p) => !wanted || wanted.includes(p.id) || p.id.includes('@'));
 
   const kafkaVersion = brokerKafkaVersion();
   log(`building the Java peers (Kafka ${kafkaVersion}) with Maven`);

@@ -17,6 +17,37 @@ export interface Peer {
   batchSize?: number;
   /** streams: commit.interval.ms per record size; absent = Streams' default (100 ms with EOS). */
   streamsIntervalMs?: Record<number, number>;
+  /** runtime: librdkafka properties of this peer only, over the run's (an A/B variant). */
+  consumerOverrides?: Record<string, string>;
+  producerOverrides?: Record<string, string>;
+}
+
+/**
+ * Runtime variants measured in the same interleaved run as the rest, so a configuration change is
+ * compared under the same machine load: `<id> c:<consumer key>=<v> p:<producer key>=<v> ...`.
+ */
+export function variantPeers(spec: string, modes: readonly string[], batch = 500): Peer[] {
+  const [id, ...settings] = spec.trim().split(/\s+/);
+  if (!id) throw new Error('--variant wants "<id> c:key=value p:key=value ..."');
+  const consumerOverrides: Record<string, string> = {};
+  const producerOverrides: Record<string, string> = {};
+  for (const s of settings) {
+    const m = /^([cp]):([^=]+)=(.*)$/.exec(s);
+    if (!m) throw new Error(`--variant ${id}: expected c:key=value or p:key=value, got ${s}`);
+    (m[1] === 'c' ? consumerOverrides : producerOverrides)[m[2]!] = m[3]!;
+  }
+  return modes.map((mode) => {
+    const eos = mode === 'eos';
+    return {
+      id: `runtime-${eos ? 'eos' : 'alo'}@${id}`,
+      label: `runtime ${eos ? 'exactly-once' : 'at-least-once'}, batch ${batch}, ${id}`,
+      kind: 'runtime',
+      mode: eos ? 'exactly-once' : 'at-least-once',
+      batchSize: batch,
+      consumerOverrides,
+      producerOverrides,
+    };
+  });
 }
 
 /** What every peer start needs to know about the run. */
@@ -77,8 +108,8 @@ export function startPeer(peer: Peer, run: PeerRun): ChildProcess {
         mode: peer.mode,
         batchSize: peer.batchSize ?? 500,
         batchTimeoutMs: run.batchTimeoutMs,
-        consumerOverrides: run.consumerOverrides,
-        producerOverrides: run.producerOverrides,
+        consumerOverrides: { ...run.consumerOverrides, ...peer.consumerOverrides },
+        producerOverrides: { ...run.producerOverrides, ...peer.producerOverrides },
       };
       return fork(fileURLToPath(new URL('./runtime-peer.ts', import.meta.url)), [], {
         execArgv: ['--import', 'tsx'],

@@ -73,6 +73,14 @@ export function ratios(table: readonly Row[]): Ratio[] {
     ['runtime-eos', 'runtime-alo', 0.9],
     ['runtime-eos-interval', 'streams-default', 1.0],
   ];
+  for (const v of new Set(table.filter((r) => r.peer.includes('@')).map((r) => r.peer.split('@')[1]!))) {
+    pairs.push(
+      [`runtime-eos@${v}`, 'runtime-eos', undefined],
+      [`runtime-alo@${v}`, 'runtime-alo', undefined],
+    );
+    pairs.push([`runtime-eos@${v}`, `runtime-alo@${v}`, 0.9], [`runtime-eos@${v}`, 'streams-eq', 1.0]);
+    pairs.push([`runtime-eos@${v}`, 'java-loop', 1.0]);
+  }
   for (const size of new Set(table.map((r) => r.recordBytes)))
     for (const [a, b, target] of pairs) {
       const x = at(a, size);
