@@ -52,7 +52,7 @@ export async function runOnce(
   input: string,
   rep: number,
 ): Promise<RunResult> {
-  const tag = `${peer.id}-${recordBytes}-${rep}-${ctx.runId}`;
+  const tag = `${peer.id.replace(/[^A-Za-z0-9._-]/g, '_')}-${recordBytes}-${rep}-${ctx.runId}`;
   const output = `compare-out-${tag}`;
   const group = `compare-${tag}`;
   await createTopics(ctx.bootstrap, [output], PARTITIONS);
