@@ -19,10 +19,10 @@ type Position = TopicPartition & { offset: number };
  * offsets and commits once {@link due} says so (or when the input runs dry, or before anything
  * that must not find a transaction open).
  */
-export class TransactionSpan {
+export class TransactionSpan<R extends Position = Position> {
   readonly #interval: CommitInterval | undefined;
   #openedAt: number | undefined;
-  #records: Position[] = [];
+  #records: R[] = [];
   #batches = 0;
 
   constructor(interval: CommitInterval | undefined) {
@@ -34,8 +34,8 @@ export class TransactionSpan {
     return this.#openedAt !== undefined;
   }
 
-  /** Every input record of the open transaction, in the order added: its offsets and partitions. */
-  get records(): readonly Position[] {
+  /** Every input record of the open transaction, in the order added (for its offsets and partitions). */
+  get records(): readonly R[] {
     return this.#records;
   }
 
@@ -43,10 +43,10 @@ export class TransactionSpan {
     return this.#batches;
   }
 
-  add(records: readonly Position[], now: number): void {
+  add(records: readonly R[], now: number): void {
     this.#openedAt ??= now;
     this.#batches += 1;
-    for (const r of records) this.#records.push({ topic: r.topic, partition: r.partition, offset: r.offset });
+    for (const r of records) this.#records.push(r);
   }
 
   /** Whether the open transaction must commit now. Without an interval, always (one batch each). */
