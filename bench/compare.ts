@@ -15,7 +15,7 @@ import { createTopics } from '../test/support/pipeline-harness.ts';
 import { brokerKafkaVersion, buildJavaPeers } from './compare/java.ts';
 import { defaultPeers, variantPeers, type Peer } from './compare/peers.ts';
 import { markdown, ratios, rows } from './compare/report.ts';
-import { PARTITIONS, runOnce, type RunContext, type RunResult } from './compare/run.ts';
+import { PARTITIONS, liveChildren, runOnce, type RunContext, type RunResult } from './compare/run.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -97,6 +97,12 @@ async function seed(bootstrap: string, topic: string, count: number, size: numbe
   if (t.failed > 0) throw new Error(`seeding ${topic}: ${t.failed} records failed: ${t.firstError?.message}`);
 }
 
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    for (const child of liveChildren) child.kill('SIGKILL');
+    process.exit(130);
+  });
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -105,7 +111,7 @@ async function main(): Promise<void> {
       sizes: { type: 'string', default: '200,1024' },
       reps: { type: 'string' },
       peers: { type: 'string' },
-      'streams-interval-ms': { type: 'string', default: '200:8,1024:15' },
+      'streams-interval-ms': { type: 'string', default: '200:6,1024:10' },
       'batch-timeout-ms': { type: 'string', default: '50' },
       bootstrap: { type: 'string', default: process.env.HAMSTRING_BENCH_BOOTSTRAP },
       port: { type: 'string', default: process.env.HAMSTRING_BENCH_KAFKA_PORT ?? '24092' },

@@ -11,6 +11,15 @@ import { CpuSampler, peakRssBytes } from './proc-stats.ts';
 
 export const PARTITIONS = 6;
 
+/** Peers and observers alive now: killed if the bench itself is interrupted. */
+export const liveChildren = new Set<ChildProcess>();
+
+function track(child: ChildProcess): ChildProcess {
+  liveChildren.add(child);
+  child.once('exit', () => liveChildren.delete(child));
+  return child;
+}
+
 export interface RunContext {
   bootstrap: string;
   brokerPid: number | undefined;
@@ -68,6 +77,7 @@ export async function runOnce(
   let sampler: CpuSampler | undefined;
   let transactions: Promise<number | undefined> = Promise.resolve(undefined);
   const stateDir = `${ctx.stateRoot}/${tag}`;
+  track(observer.child);
   try {
     await observer.ready;
     const run: PeerRun = {
@@ -83,7 +93,7 @@ export async function runOnce(
       stateDir,
     };
     const spawnedAt = Date.now();
-    child = startPeer(peer, run);
+    child = track(startPeer(peer, run));
     const pid = child.pid!;
     transactions = transactionCount(child);
     sampler = new CpuSampler(ctx.brokerPid === undefined ? [pid] : [pid, ctx.brokerPid]);
