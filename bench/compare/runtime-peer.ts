@@ -4,7 +4,7 @@
  * its settings as JSON in HAMSTRING_COMPARE_PEER.
  */
 import { createLogger } from '../../src/observability/logger.ts';
-import { TransactionalWorker } from '../../src/runtime/transactional-worker.ts';
+import { TransactionalWorker } from '../../src/runtime/index.ts';
 import { passThroughStage, testKafkaOptions } from '../../test/support/pipeline-harness.ts';
 
 /** What bench/compare.ts passes to this process. */
