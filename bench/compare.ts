@@ -113,6 +113,7 @@ async function main(): Promise<void> {
       peers: { type: 'string' },
       'streams-interval-ms': { type: 'string', default: '200:6,1024:10' },
       'batch-timeout-ms': { type: 'string', default: '50' },
+      'commit-interval-ms': { type: 'string', default: '100' },
       bootstrap: { type: 'string', default: process.env.HAMSTRING_BENCH_BOOTSTRAP },
       port: { type: 'string', default: process.env.HAMSTRING_BENCH_KAFKA_PORT ?? '24092' },
       'data-dir': { type: 'string', default: 'var/bench-kafka' },
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
   const producerOverrides = keyValues(values['producer-override'], '--producer-override');
   const wanted = values.peers?.split(',');
   const peers: Peer[] = [
-    ...defaultPeers(sizeMap(values['streams-interval-ms'])),
+    ...defaultPeers(sizeMap(values['streams-interval-ms']), Number(values['commit-interval-ms'])),
     ...values.variant.flatMap((v) => variantPeers(v, values['variant-modes'].split(','))),
   ].filter((p) => !wanted || wanted.includes(p.id) || p.id.includes('@'));
 
@@ -196,7 +197,7 @@ async function main(): Promise<void> {
   }
 
   const table = rows(peers, sizes, results);
-  const rs = ratios(table);
+  const rs = ratios(table, results);
   const md = markdown(table, rs);
   const loadavg = (await import('node:os')).loadavg();
   const meta = {

@@ -17,6 +17,8 @@ export interface Peer {
   batchSize?: number;
   /** streams: commit.interval.ms per record size; absent = Streams' default (100 ms with EOS). */
   streamsIntervalMs?: Record<number, number>;
+  /** runtime, exactly-once: the commit interval (one transaction spans the batches of this long). */
+  commitIntervalMs?: number;
   /** runtime: librdkafka properties of this peer only, over the run's (an A/B variant). */
   consumerOverrides?: Record<string, string>;
   producerOverrides?: Record<string, string>;
@@ -65,7 +67,11 @@ export interface PeerRun {
   stateDir: string;
 }
 
-export function defaultPeers(streamsIntervalMs: Record<number, number>, batch = 500): Peer[] {
+export function defaultPeers(
+  streamsIntervalMs: Record<number, number>,
+  commitIntervalMs: number,
+  batch = 500,
+): Peer[] {
   return [
     {
       id: 'runtime-eos',
@@ -73,6 +79,14 @@ export function defaultPeers(streamsIntervalMs: Record<number, number>, batch = 
       kind: 'runtime',
       mode: 'exactly-once',
       batchSize: batch,
+    },
+    {
+      id: 'runtime-eos-interval',
+      label: `runtime exactly-once, batch ${batch}, commit interval ${commitIntervalMs} ms`,
+      kind: 'runtime',
+      mode: 'exactly-once',
+      batchSize: batch,
+      commitIntervalMs,
     },
     {
       id: 'runtime-alo',
@@ -108,6 +122,7 @@ export function startPeer(peer: Peer, run: PeerRun): ChildProcess {
         mode: peer.mode,
         batchSize: peer.batchSize ?? 500,
         batchTimeoutMs: run.batchTimeoutMs,
+        ...(peer.commitIntervalMs === undefined ? {} : { commitIntervalMs: peer.commitIntervalMs }),
         consumerOverrides: { ...run.consumerOverrides, ...peer.consumerOverrides },
         producerOverrides: { ...run.producerOverrides, ...peer.producerOverrides },
       };

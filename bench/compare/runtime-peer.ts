@@ -16,6 +16,8 @@ export interface RuntimePeerConfig {
   mode: 'exactly-once' | 'at-least-once';
   batchSize: number;
   batchTimeoutMs: number;
+  /** The stage's commit_interval_ms; absent: one transaction per batch. */
+  commitIntervalMs?: number;
   consumerOverrides: Record<string, string>;
   producerOverrides: Record<string, string>;
 }
@@ -35,6 +37,7 @@ const worker = new TransactionalWorker({
     producerOverrides: cfg.producerOverrides,
   }),
   batch: { size: cfg.batchSize, timeoutMs: cfg.batchTimeoutMs },
+  ...(cfg.commitIntervalMs === undefined ? {} : { commitInterval: { maxMs: cfg.commitIntervalMs } }),
   log: createLogger({ bench: cfg.group }, 2),
 });
 process.once('SIGTERM', () => {
