@@ -133,7 +133,9 @@ async function main(): Promise<void> {
   const wanted = values.peers?.split(',');
   const peers: Peer[] = [
     ...defaultPeers(sizeMap(values['streams-interval-ms']), Number(values['commit-interval-ms'])),
-    ...values.variant.flatMap((v) => variantPeers(v, values['variant-modes'].split(','))),
+    ...values.variant.flatMap((v) =>
+      variantPeers(v, values['variant-modes'].split(','), Number(values['commit-interval-ms'])),
+    ),
   ].filter((p) => !wanted || wanted.includes(p.id) || p.id.includes('@'));
 
   const kafkaVersion = brokerKafkaVersion();

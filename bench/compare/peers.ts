@@ -28,7 +28,12 @@ export interface Peer {
  * Runtime variants measured in the same interleaved run as the rest, so a configuration change is
  * compared under the same machine load: `<id> c:<consumer key>=<v> p:<producer key>=<v> ...`.
  */
-export function variantPeers(spec: string, modes: readonly string[], batch = 500): Peer[] {
+export function variantPeers(
+  spec: string,
+  modes: readonly string[],
+  commitIntervalMs: number,
+  batch = 500,
+): Peer[] {
   const [id, ...settings] = spec.trim().split(/\s+/);
   if (!id) throw new Error('--variant wants "<id> c:key=value p:key=value ..."');
   const consumerOverrides: Record<string, string> = {};
@@ -38,14 +43,16 @@ export function variantPeers(spec: string, modes: readonly string[], batch = 500
     if (!m) throw new Error(`--variant ${id}: expected c:key=value or p:key=value, got ${s}`);
     (m[1] === 'c' ? consumerOverrides : producerOverrides)[m[2]!] = m[3]!;
   }
-  return modes.map((mode) => {
-    const eos = mode === 'eos';
+  return modes.map((mode): Peer => {
+    const eos = mode !== 'alo';
+    const interval = mode === 'interval' ? commitIntervalMs : undefined;
     return {
-      id: `runtime-${eos ? 'eos' : 'alo'}@${id}`,
-      label: `runtime ${eos ? 'exactly-once' : 'at-least-once'}, batch ${batch}, ${id}`,
+      id: `runtime-${mode === 'interval' ? 'eos-interval' : mode}@${id}`,
+      label: `runtime ${eos ? 'exactly-once' : 'at-least-once'}, batch ${batch}${interval ? `, commit interval ${interval} ms` : ''}, ${id}`,
       kind: 'runtime',
       mode: eos ? 'exactly-once' : 'at-least-once',
       batchSize: batch,
+      ...(interval === undefined ? {} : { commitIntervalMs: interval }),
       consumerOverrides,
       producerOverrides,
     };
