@@ -4,7 +4,8 @@
  * its settings as JSON in HAMSTRING_COMPARE_PEER.
  */
 import { createLogger } from '../../src/observability/logger.ts';
-import { TransactionalWorker } from '../../src/runtime/index.ts';
+// The worker module itself: the runtime's public surface would add its config, health and pool modules' memory.
+import { TransactionalWorker } from '../../src/runtime/worker/transactional-worker.ts';
 import { passThroughStage, testKafkaOptions } from '../../test/support/pipeline-harness.ts';
 
 /** What bench/compare.ts passes to this process. */
