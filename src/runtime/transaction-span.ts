@@ -11,7 +11,7 @@ export interface CommitInterval {
   maxRecords?: number;
 }
 
-type Position = TopicPartition & { offset: number };
+export type Position = TopicPartition & { offset: number };
 
 /**
  * The input records of the open transaction and when it is due. Pure bookkeeping: the worker
@@ -19,10 +19,10 @@ type Position = TopicPartition & { offset: number };
  * offsets and commits once {@link due} says so (or when the input runs dry, or before anything
  * that must not find a transaction open).
  */
-export class TransactionSpan<R extends Position = Position> {
+export class TransactionSpan {
   readonly #interval: CommitInterval | undefined;
   #openedAt: number | undefined;
-  #records: R[] = [];
+  #records: Position[] = [];
   #batches = 0;
 
   constructor(interval: CommitInterval | undefined) {
@@ -34,8 +34,8 @@ export class TransactionSpan<R extends Position = Position> {
     return this.#openedAt !== undefined;
   }
 
-  /** Every input record of the open transaction, in the order added (for its offsets and partitions). */
-  get records(): readonly R[] {
+  /** The position of every input record of the open transaction, in the order added. */
+  get records(): readonly Position[] {
     return this.#records;
   }
 
@@ -43,10 +43,12 @@ export class TransactionSpan<R extends Position = Position> {
     return this.#batches;
   }
 
-  add(records: readonly R[], now: number): void {
+  add(records: readonly Position[], now: number): void {
     this.#openedAt ??= now;
     this.#batches += 1;
-    for (const r of records) this.#records.push(r);
+    // Positions only: holding the records themselves until the commit kept their values alive long
+    // enough to reach V8's old generation (bench:compare: +50 MB RSS, more CPU per record at 1 KB).
+    for (const r of records) this.#records.push({ topic: r.topic, partition: r.partition, offset: r.offset });
   }
 
   /** Whether the open transaction must commit now. Without an interval, always (one batch each). */

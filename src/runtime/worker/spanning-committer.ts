@@ -1,7 +1,7 @@
 import type { FetchedRecord } from '../../kafka/records.ts';
 import { nextOffsets, partitionsOf } from '../batch-offsets.ts';
 import type { StageOutput } from '../stage.ts';
-import { TransactionSpan, type CommitInterval } from '../transaction-span.ts';
+import { TransactionSpan, type CommitInterval, type Position } from '../transaction-span.ts';
 import type { CommitInfo } from '../worker-options.ts';
 import { checkDeclaredTopics, recordCommit, type Committer } from './committer.ts';
 import type { WorkerContext } from './worker-context.ts';
@@ -20,7 +20,7 @@ import type { WorkerContext } from './worker-context.ts';
  * is processed, and is discarded with it.
  */
 export class SpanningCommitter implements Committer {
-  readonly #span: TransactionSpan<FetchedRecord>;
+  readonly #span: TransactionSpan;
   /** The first batch's epoch: a revoke after it makes the whole span stale. */
   #epoch = 0;
   #outputs = 0;
@@ -33,7 +33,7 @@ export class SpanningCommitter implements Committer {
     interval: CommitInterval,
     private readonly stale: {
       abort(reason: string): Promise<void>;
-      discard(records: FetchedRecord[], epoch: number, reason: string): Promise<void>;
+      discard(records: readonly Position[], epoch: number, reason: string): Promise<void>;
     },
   ) {
     this.#span = new TransactionSpan(interval);

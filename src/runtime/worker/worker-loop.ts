@@ -1,5 +1,5 @@
 import { classifyKafkaError } from '../../kafka/classify.ts';
-import type { FetchedRecord } from '../../kafka/records.ts';
+import type { FetchedRecord, TopicPartition } from '../../kafka/records.ts';
 import { tpKey } from '../../kafka/records.ts';
 import { partitionsOf } from '../batch-offsets.ts';
 import { AtLeastOnceCommitter } from './at-least-once-committer.ts';
@@ -26,7 +26,7 @@ export class WorkerLoop {
   ) {
     const stale = {
       abort: (reason: string) => recovery.abort(reason),
-      discard: (records: FetchedRecord[], epoch: number, reason: string) =>
+      discard: (records: readonly TopicPartition[], epoch: number, reason: string) =>
         this.#discardStale(records, epoch, reason),
     };
     this.#committer =
@@ -150,7 +150,7 @@ export class WorkerLoop {
     );
   }
 
-  async #discardStale(records: FetchedRecord[], epoch: number, reason: string): Promise<void> {
+  async #discardStale(records: readonly TopicPartition[], epoch: number, reason: string): Promise<void> {
     const ctx = this.ctx;
     ctx.metrics.staleBatches.inc();
     ctx.log.warn(
