@@ -72,6 +72,7 @@ describe('a commit interval on a real broker: transactions spanning several batc
     await seed(bootstrap, input, 1_000, 2_000);
     await waitFor(() => b.status().assigned.length > 0, { timeoutMs: 30_000, message: 'b gets partitions' });
     await b.stop();
+    running.splice(running.indexOf(b), 1);
     await seed(bootstrap, input, 3_000, 1_000);
     await assertExactlyOnce(bootstrap, { input, output, group, expected: 4_000 });
   });
