@@ -96,13 +96,24 @@ const batchOverrideSchema = z.strictObject({
   timeout_ms: positiveInt().optional(),
 });
 
+/**
+ * A stage's entry: its batch, and optionally a commit interval that lets one transaction span
+ * several batches (see src/runtime/transaction-span.ts). Without one, each batch is a transaction.
+ */
+const stageBatchSchema = batchOverrideSchema.extend({
+  /** The transaction commits once its first batch is this old. */
+  commit_interval_ms: positiveInt().optional(),
+  /** The transaction commits once it holds at least this many input records. */
+  commit_max_records: positiveInt().optional(),
+});
+
 const transactionBatchSchema = z.strictObject({
   /** Kafka records per transaction (not application events inside a record). */
   size: positiveInt().default(50),
   /** How long a batch is collected before it is processed anyway. */
   timeout_ms: positiveInt().default(50),
   /** Keyed by any stage's short (`detector`) or full (`data_analysis.detector`) name; the full one wins. */
-  stages: z.record(stageName(), batchOverrideSchema).default({}),
+  stages: z.record(stageName(), stageBatchSchema).default({}),
   /** Keyed by the complete consumed topic name. */
   topics: z.record(topicName(), batchOverrideSchema).default({}),
 });

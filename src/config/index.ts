@@ -1,5 +1,7 @@
 export { resolveBatchSettings } from './batch-settings.ts';
 export type { BatchSettings, BatchSettingsRequest } from './batch-settings.ts';
+export { resolveCommitInterval } from './commit-interval.ts';
+export type { CommitIntervalSettings } from './commit-interval.ts';
 export { BATCH_ENV, CONFIG_ENV_OVERRIDES } from './env-overrides.ts';
 export { ConfigError } from './errors.ts';
 export type { ConfigIssue } from './errors.ts';

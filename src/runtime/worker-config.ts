@@ -1,5 +1,10 @@
 import { hostname } from 'node:os';
-import { bootstrapServers, resolveBatchSettings, type HamstringConfig } from '../config/index.ts';
+import {
+  bootstrapServers,
+  resolveBatchSettings,
+  resolveCommitInterval,
+  type HamstringConfig,
+} from '../config/index.ts';
 import type { BackOffConfig } from '../config/record-errors-schema.ts';
 import { exponentialBackOff, fixedBackOff, type BackOff } from './backoff.ts';
 import type { RecordErrorPolicy } from './record-error-policy.ts';
@@ -95,12 +100,19 @@ export function workerOptionsFromConfig(args: {
     topics: [...stage.inputTopics],
     ...(args.explicitBatch ? { explicit: args.explicitBatch } : {}),
   });
+  const interval = resolveCommitInterval(config, { short: stage.shortName ?? stage.name, full: stage.name });
   return {
     stage,
     instanceId: instanceIdFrom(config, env),
     mode: args.mode ?? 'exactly-once',
     kafka: kafkaOptionsFromConfig(config),
     batch: { size: batch.size, timeoutMs: batch.timeoutMs },
+    ...(interval ? { commitInterval: withoutSource(interval) } : {}),
     recordErrors: recordErrorPolicyFromConfig(config, stage),
   };
+}
+
+function withoutSource<T extends { source: string }>(settings: T): Omit<T, 'source'> {
+  const { source: _source, ...rest } = settings;
+  return rest;
 }

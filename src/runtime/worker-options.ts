@@ -5,6 +5,7 @@ import type { KafkaError } from '../kafka/kafka-error.ts';
 import type { ProducerPort } from '../kafka/producer.ts';
 import type { AdminPort } from '../kafka/admin.ts';
 import type { BackOff } from './backoff.ts';
+import type { CommitInterval } from './transaction-span.ts';
 import type { Clock } from './clock.ts';
 import type { AlertOptions } from './alert-conditions.ts';
 import type { Stage } from './stage.ts';
@@ -54,6 +55,11 @@ export interface WorkerOptions {
   mode: 'exactly-once' | 'at-least-once';
   kafka: WorkerKafkaOptions;
   batch: { size: number; timeoutMs: number };
+  /**
+   * Exactly-once only: lets one transaction span several batches, committed once it is this old or
+   * holds this many input records (or when the input runs dry). Absent: one transaction per batch.
+   */
+  commitInterval?: CommitInterval;
   /** Retry, back-off, dead letters, dead-letter limit, bounded redelivery. Defaults: `defaultRecordErrorPolicy`. */
   recordErrors?: Partial<RecordErrorPolicy>;
   /**

@@ -14,6 +14,12 @@ export interface Committer {
     outputs: StageOutput[],
     deadLetters: StageOutput[],
   ): Promise<boolean>;
+  /** Commits a transaction left open across batches (the input ran dry, a clean stop). */
+  flush?(): Promise<void>;
+  /** Waits for a commit still under way; rejects with its error. */
+  settle?(): Promise<void>;
+  /** How long the next consume may wait for a batch. */
+  consumeTimeoutMs?(batchTimeoutMs: number): number;
 }
 
 /** A stage writing to a topic it did not declare is a configuration error, not a record's fault. */

@@ -1,5 +1,5 @@
 import { classifyKafkaError } from '../../kafka/classify.ts';
-import type { FetchedRecord } from '../../kafka/records.ts';
+import type { FetchedRecord, TopicPartition } from '../../kafka/records.ts';
 import { tpKey } from '../../kafka/records.ts';
 import { partitionsOf } from '../batch-offsets.ts';
 import { AtLeastOnceCommitter } from './at-least-once-committer.ts';
@@ -7,9 +7,10 @@ import { settleBatch } from './batch-settlement.ts';
 import { processIsolated, type IsolatedResult } from './bisection.ts';
 import type { Committer } from './committer.ts';
 import { ExactlyOnceCommitter } from './exactly-once-committer.ts';
+import { SpanningCommitter } from './spanning-committer.ts';
 import type { RecoveryExecutor } from './recovery-executor.ts';
 import { invokeStage } from './stage-invoker.ts';
-import { StaleBatch, byPosition, observe, type WorkerContext } from './worker-context.ts';
+import { StaleBatch, byPosition, errorText, observe, type WorkerContext } from './worker-context.ts';
 
 /**
  * The consume-process-produce loop. `step()` is one iteration and the recovery it needs, so a test
@@ -23,13 +24,17 @@ export class WorkerLoop {
     private readonly ctx: WorkerContext,
     private readonly recovery: RecoveryExecutor,
   ) {
+    const stale = {
+      abort: (reason: string) => recovery.abort(reason),
+      discard: (records: readonly TopicPartition[], epoch: number, reason: string) =>
+        this.#discardStale(records, epoch, reason),
+    };
     this.#committer =
-      ctx.o.mode === 'exactly-once'
-        ? new ExactlyOnceCommitter(ctx, {
-            abort: (reason) => recovery.abort(reason),
-            discard: (records, epoch, reason) => this.#discardStale(records, epoch, reason),
-          })
-        : new AtLeastOnceCommitter(ctx);
+      ctx.o.mode === 'at-least-once'
+        ? new AtLeastOnceCommitter(ctx)
+        : ctx.o.commitInterval
+          ? new SpanningCommitter(ctx, ctx.o.commitInterval, stale)
+          : new ExactlyOnceCommitter(ctx, stale);
   }
 
   /** Runs until a stop is requested (or a plan stopped the worker), then closes the clients. */
@@ -42,7 +47,12 @@ export class WorkerLoop {
   /** Aborts an open transaction, leaves the group, closes the clients. */
   async shutdown(): Promise<void> {
     const ctx = this.ctx;
+    const clean = ctx.state !== 'failed';
     ctx.state = ctx.state === 'failed' ? 'failed' : 'stopping';
+    // A transaction left open across batches is committed at a clean stop, not thrown away.
+    await (clean ? this.#committer.flush?.() : this.#committer.settle?.())?.catch((e: unknown) =>
+      ctx.log.warn({ err: errorText(e) }, 'kafka: commit at stop failed; aborting'),
+    );
     if (ctx.txnOpen) await this.recovery.abort('shutdown');
     await ctx.session.close();
     if (ctx.state !== 'failed') ctx.state = 'stopped';
@@ -55,6 +65,8 @@ export class WorkerLoop {
       await this.#iteration();
       this.recovery.succeeded();
     } catch (e) {
+      // No recovery while a commit is under way; its own failure, if any, leaves the transaction open.
+      await this.#committer.settle?.().catch(() => undefined);
       await this.recovery.recover(e);
     }
   }
@@ -73,9 +85,16 @@ export class WorkerLoop {
     this.#throwPending();
     await ctx.holds.resumeDue();
     const consumer = ctx.session.consumer;
-    const all = await consumer
-      .consume(ctx.o.batch.size, ctx.o.batch.timeoutMs)
-      .catch((e: unknown) => Promise.reject(classifyKafkaError(e, 'consume')));
+    const timeoutMs = this.#committer.consumeTimeoutMs?.(ctx.o.batch.timeoutMs) ?? ctx.o.batch.timeoutMs;
+    let all: FetchedRecord[];
+    try {
+      all = await consumer
+        .consume(ctx.o.batch.size, timeoutMs)
+        .catch((e: unknown) => Promise.reject(classifyKafkaError(e, 'consume')));
+    } finally {
+      // The batch fetched while the previous transaction committed is used only once that commit held.
+      await this.#committer.settle?.();
+    }
     // The binding hands rebalance events and fetched records to the event loop separately, so the
     // records can arrive before the assignment they were fetched under. One turn of the loop delivers
     // every event the client queued meanwhile; the batch's epoch is taken after it.
@@ -84,7 +103,7 @@ export class WorkerLoop {
     this.#throwPending();
     const fetched = ctx.holds.admit(all);
     this.#sampleLag();
-    if (fetched.length === 0) return;
+    if (fetched.length === 0) return this.#committer.flush?.();
     ctx.metrics.batchSize.observe(fetched.length);
     ctx.metrics.records.inc({ direction: 'in' }, fetched.length);
     ctx.alerts.consumed(fetched.length);
@@ -110,7 +129,7 @@ export class WorkerLoop {
       {
         committer: this.#committer,
         rerun: (records) => this.#processIsolated(records, epoch),
-        rewind: () => this.recovery.rewind(),
+        rewind: () => this.#rewind('rerun-failed'),
       },
       [...plan.process, ...plan.poison].sort(byPosition),
       result,
@@ -131,7 +150,7 @@ export class WorkerLoop {
     );
   }
 
-  async #discardStale(records: FetchedRecord[], epoch: number, reason: string): Promise<void> {
+  async #discardStale(records: readonly TopicPartition[], epoch: number, reason: string): Promise<void> {
     const ctx = this.ctx;
     ctx.metrics.staleBatches.inc();
     ctx.log.warn(
@@ -149,6 +168,15 @@ export class WorkerLoop {
       ctx.hooks.onStale?.({ reason, epoch, currentEpoch: ctx.epochs.current, records: records.length }),
     );
     if (ctx.pendingError) return;
+    await this.#rewind('stale');
+  }
+
+  /**
+   * Back to the committed offsets. A transaction left open across batches is aborted first: its
+   * records are behind the committed offsets and would otherwise be produced twice in it.
+   */
+  async #rewind(reason: string): Promise<void> {
+    if (this.ctx.txnOpen) await this.recovery.abort(reason);
     await this.recovery.rewind();
   }
 

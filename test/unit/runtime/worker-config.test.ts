@@ -61,4 +61,38 @@ environment:
 `;
     assert.throws(() => loadConfig({ text, env: {} }), /environment\.record_errors\.max_delivery/);
   });
+
+  test('a commit interval is per stage: the full-name entry beats the short one, and a stage without one gets none', () => {
+    const text = `
+environment:
+  kafka_brokers: [{ hostname: 127.0.0.1, internal_port: 9092, external_port: 9092 }]
+  monitoring: { clickhouse_server: { hostname: 127.0.0.1 } }
+  kafka_transaction_batch:
+    stages:
+      detector: { commit_interval_ms: 500 }
+      data_analysis.detector: { size: 200, commit_interval_ms: 100, commit_max_records: 2000 }
+`;
+    const config = loadConfig({ text, env: {} });
+    const o = workerOptionsFromConfig({ config, stage: detector, env: {} });
+    assert.deepEqual(o.commitInterval, { maxMs: 100, maxRecords: 2000 });
+    assert.equal(o.batch.size, 200);
+    const shipped = loadConfig({ path: 'config.yaml', env: {} });
+    assert.equal(
+      workerOptionsFromConfig({ config: shipped, stage: detector, env: {} }).commitInterval,
+      undefined,
+    );
+  });
+
+  test('a commit interval that is not a positive integer names the key path', () => {
+    const text = `
+environment:
+  kafka_brokers: [{ hostname: 127.0.0.1, internal_port: 9092, external_port: 9092 }]
+  monitoring: { clickhouse_server: { hostname: 127.0.0.1 } }
+  kafka_transaction_batch: { stages: { detector: { commit_interval_ms: 0 } } }
+`;
+    assert.throws(
+      () => loadConfig({ text, env: {} }),
+      /environment\.kafka_transaction_batch\.stages\.detector\.commit_interval_ms/,
+    );
+  });
 });

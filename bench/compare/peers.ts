@@ -1,0 +1,158 @@
+/** The processes bench:compare measures, and how each is started. */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { startJava } from './java.ts';
+import type { RuntimePeerConfig } from './runtime-peer.ts';
+
+export type PeerKind = 'runtime' | 'java-loop' | 'streams';
+
+export interface Peer {
+  /** Stable key in the JSON and the ratios. */
+  id: string;
+  label: string;
+  kind: PeerKind;
+  mode: 'exactly-once' | 'at-least-once';
+  /** runtime: records per consume; java-loop: max.poll.records (one transaction per poll). */
+  batchSize?: number;
+  /** streams: commit.interval.ms per record size; absent = Streams' default (100 ms with EOS). */
+  streamsIntervalMs?: Record<number, number>;
+  /** runtime, exactly-once: the commit interval (one transaction spans the batches of this long). */
+  commitIntervalMs?: number;
+  /** runtime: librdkafka properties of this peer only, over the run's (an A/B variant). */
+  consumerOverrides?: Record<string, string>;
+  producerOverrides?: Record<string, string>;
+}
+
+/**
+ * Runtime variants measured in the same interleaved run as the rest, so a configuration change is
+ * compared under the same machine load: `<id> c:<consumer key>=<v> p:<producer key>=<v> ...`.
+ */
+export function variantPeers(
+  spec: string,
+  modes: readonly string[],
+  commitIntervalMs: number,
+  batch = 500,
+): Peer[] {
+  const [id, ...settings] = spec.trim().split(/\s+/);
+  if (!id) throw new Error('--variant wants "<id> c:key=value p:key=value ..."');
+  const consumerOverrides: Record<string, string> = {};
+  const producerOverrides: Record<string, string> = {};
+  for (const s of settings) {
+    const m = /^([cp]):([^=]+)=(.*)$/.exec(s);
+    if (!m) throw new Error(`--variant ${id}: expected c:key=value or p:key=value, got ${s}`);
+    (m[1] === 'c' ? consumerOverrides : producerOverrides)[m[2]!] = m[3]!;
+  }
+  return modes.map((mode): Peer => {
+    const eos = mode !== 'alo';
+    const interval = mode === 'interval' ? commitIntervalMs : undefined;
+    return {
+      id: `runtime-${mode === 'interval' ? 'eos-interval' : mode}@${id}`,
+      label: `runtime ${eos ? 'exactly-once' : 'at-least-once'}, batch ${batch}${interval ? `, commit interval ${interval} ms` : ''}, ${id}`,
+      kind: 'runtime',
+      mode: eos ? 'exactly-once' : 'at-least-once',
+      batchSize: batch,
+      ...(interval === undefined ? {} : { commitIntervalMs: interval }),
+      consumerOverrides,
+      producerOverrides,
+    };
+  });
+}
+
+/** What every peer start needs to know about the run. */
+export interface PeerRun {
+  bootstrap: string;
+  classPath: string;
+  input: string;
+  output: string;
+  group: string;
+  recordBytes: number;
+  /** The runtime's batch.timeoutMs (config.yaml's kafka_transaction_batch.timeout_ms). */
+  batchTimeoutMs: number;
+  consumerOverrides: Record<string, string>;
+  producerOverrides: Record<string, string>;
+  stateDir: string;
+}
+
+export function defaultPeers(
+  streamsIntervalMs: Record<number, number>,
+  commitIntervalMs: number,
+  batch = 500,
+): Peer[] {
+  return [
+    {
+      id: 'runtime-eos',
+      label: `runtime exactly-once, batch ${batch}`,
+      kind: 'runtime',
+      mode: 'exactly-once',
+      batchSize: batch,
+    },
+    {
+      id: 'runtime-eos-interval',
+      label: `runtime exactly-once, batch ${batch}, commit interval ${commitIntervalMs} ms`,
+      kind: 'runtime',
+      mode: 'exactly-once',
+      batchSize: batch,
+      commitIntervalMs,
+    },
+    {
+      id: 'runtime-alo',
+      label: `runtime at-least-once, batch ${batch}`,
+      kind: 'runtime',
+      mode: 'at-least-once',
+      batchSize: batch,
+    },
+    {
+      id: 'java-loop',
+      label: `Java loop, ${batch}/txn`,
+      kind: 'java-loop',
+      mode: 'exactly-once',
+      batchSize: batch,
+    },
+    {
+      id: 'streams-eq',
+      label: 'Kafka Streams EOS v2, equal txn',
+      kind: 'streams',
+      mode: 'exactly-once',
+      streamsIntervalMs,
+    },
+    { id: 'streams-default', label: 'Kafka Streams EOS v2, defaults', kind: 'streams', mode: 'exactly-once' },
+  ];
+}
+
+export function startPeer(peer: Peer, run: PeerRun): ChildProcess {
+  const common = { bootstrap: run.bootstrap, input: run.input, output: run.output, group: run.group };
+  switch (peer.kind) {
+    case 'runtime': {
+      const cfg: RuntimePeerConfig = {
+        ...common,
+        mode: peer.mode,
+        batchSize: peer.batchSize ?? 500,
+        batchTimeoutMs: run.batchTimeoutMs,
+        ...(peer.commitIntervalMs === undefined ? {} : { commitIntervalMs: peer.commitIntervalMs }),
+        consumerOverrides: { ...run.consumerOverrides, ...peer.consumerOverrides },
+        producerOverrides: { ...run.producerOverrides, ...peer.producerOverrides },
+      };
+      return fork(fileURLToPath(new URL('./runtime-peer.ts', import.meta.url)), [], {
+        execArgv: ['--import', 'tsx'],
+        env: {
+          ...process.env,
+          HAMSTRING_COMPARE_PEER: JSON.stringify(cfg),
+          HAMSTRING_LOG_LEVEL: process.env.HAMSTRING_LOG_LEVEL ?? 'warn',
+        },
+        stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+      });
+    }
+    case 'java-loop':
+      return startJava(run.classPath, 'CopyLoop', { ...common, 'txn-size': peer.batchSize ?? 500 });
+    case 'streams': {
+      mkdirSync(run.stateDir, { recursive: true });
+      const interval = peer.streamsIntervalMs?.[run.recordBytes];
+      return startJava(run.classPath, 'StreamsPassThrough', {
+        ...common,
+        'state-dir': run.stateDir,
+        ...(interval === undefined ? {} : { 'commit-interval-ms': interval }),
+      });
+    }
+  }
+}

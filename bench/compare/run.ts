@@ -1,0 +1,185 @@
+/** One measured run: one peer copies the whole input to a fresh output, watched and checked. */
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { createAdmin } from '../../src/kafka/admin.ts';
+import { createTopics } from '../../test/support/pipeline-harness.ts';
+import { ObserverProcess, type ObserverResult } from './java.ts';
+import { startPeer, type Peer, type PeerRun } from './peers.ts';
+import { CpuSampler, peakRssBytes } from './proc-stats.ts';
+
+export const PARTITIONS = 6;
+
+/** Peers and observers alive now: killed if the bench itself is interrupted. */
+export const liveChildren = new Set<ChildProcess>();
+
+function track(child: ChildProcess): ChildProcess {
+  liveChildren.add(child);
+  child.once('exit', () => liveChildren.delete(child));
+  return child;
+}
+
+export interface RunContext {
+  bootstrap: string;
+  brokerPid: number | undefined;
+  classPath: string;
+  records: number;
+  batchTimeoutMs: number;
+  consumerOverrides: Record<string, string>;
+  producerOverrides: Record<string, string>;
+  stateRoot: string;
+  runId: string;
+}
+
+export interface RunResult {
+  peer: string;
+  recordBytes: number;
+  rep: number;
+  /** Input records made visible in the window / its length. */
+  recordsPerSec: number;
+  windowSeconds: number;
+  windowRecords: number;
+  /** Spawn of the peer to its first visible output. */
+  startupMs: number;
+  peerCpuUsPerRecord: number;
+  brokerCpuUsPerRecord: number;
+  /** CPU cores the peer used in the window. */
+  peerCores: number;
+  peakRssMb: number;
+  /** Output records / transactions (offset commits at least once) the peer reported at exit. */
+  recordsPerTxn: number | undefined;
+  check: ObserverResult['check'];
+  ok: boolean;
+  error?: string;
+}
+
+export async function runOnce(
+  ctx: RunContext,
+  peer: Peer,
+  recordBytes: number,
+  input: string,
+  rep: number,
+): Promise<RunResult> {
+  const tag = `${peer.id.replace(/[^A-Za-z0-9._-]/g, '_')}-${recordBytes}-${rep}-${ctx.runId}`;
+  const output = `compare-out-${tag}`;
+  const group = `compare-${tag}`;
+  await createTopics(ctx.bootstrap, [output], PARTITIONS);
+  const observer = new ObserverProcess(ctx.classPath, {
+    bootstrap: ctx.bootstrap,
+    input,
+    output,
+    group,
+    expected: ctx.records,
+    'timeout-ms': Math.max(120_000, ctx.records * 3),
+  });
+  let child: ChildProcess | undefined;
+  let sampler: CpuSampler | undefined;
+  let transactions: Promise<number | undefined> = Promise.resolve(undefined);
+  const stateDir = `${ctx.stateRoot}/${tag}`;
+  track(observer.child);
+  try {
+    await observer.ready;
+    const run: PeerRun = {
+      bootstrap: ctx.bootstrap,
+      classPath: ctx.classPath,
+      input,
+      output,
+      group,
+      recordBytes,
+      batchTimeoutMs: ctx.batchTimeoutMs,
+      consumerOverrides: peer.kind === 'runtime' ? ctx.consumerOverrides : {},
+      producerOverrides: peer.kind === 'runtime' ? ctx.producerOverrides : {},
+      stateDir,
+    };
+    const spawnedAt = Date.now();
+    child = track(startPeer(peer, run));
+    const pid = child.pid!;
+    transactions = transactionCount(child);
+    sampler = new CpuSampler(ctx.brokerPid === undefined ? [pid] : [pid, ctx.brokerPid]);
+    const exited = once(child, 'exit').then(([code]) => {
+      throw new Error(`${peer.id} exited (${String(code)}) before the observer finished`);
+    });
+    const result = await Promise.race([observer.result, exited]);
+    const rss = peakRssBytes(pid) ?? NaN;
+    sampler.stop();
+    await stop(child);
+    const txns = await transactions;
+    return summarize(ctx, peer, recordBytes, rep, result, sampler, pid, spawnedAt, rss, txns);
+  } finally {
+    sampler?.stop();
+    await stop(child);
+    if (observer.child.exitCode === null) observer.child.kill('SIGKILL');
+    rmSync(stateDir, { recursive: true, force: true });
+    const admin = createAdmin(ctx.bootstrap);
+    await admin.deleteTopics([output]).catch(() => undefined);
+    admin.close();
+  }
+}
+
+/** The `transactions <n>` line a peer prints when it stops. */
+function transactionCount(child: ChildProcess): Promise<number | undefined> {
+  const lines = createInterface({ input: child.stdout! });
+  return new Promise((resolve) => {
+    let n: number | undefined;
+    lines.on('line', (l) => {
+      if (l.startsWith('transactions ')) n = Number(l.slice('transactions '.length));
+    });
+    lines.on('close', () => resolve(n));
+  });
+}
+
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function summarize(
+  ctx: RunContext,
+  peer: Peer,
+  recordBytes: number,
+  rep: number,
+  r: ObserverResult,
+  cpu: CpuSampler,
+  pid: number,
+  spawnedAt: number,
+  rssBytes: number,
+  transactions: number | undefined,
+): RunResult {
+  const s = r.samples;
+  const final = s[s.length - 1]![1];
+  const i0 = s.findIndex((x) => x[1] > 0);
+  const i1 = s.findIndex((x) => x[1] >= final);
+  const [t0, e0] = s[i0] ?? [NaN, NaN];
+  const [t1, e1] = s[i1] ?? [NaN, NaN];
+  // End offsets count transaction markers too; scaling by records / final end offsets takes them out.
+  const windowRecords = (ctx.records * (e1 - e0)) / final;
+  const windowSeconds = (t1 - t0) / 1000;
+  const perRecordUs = (seconds: number) => (seconds * 1e6) / windowRecords;
+  const peerCpu = cpu.cpuSeconds(pid, t0, t1);
+  const check = r.check;
+  const exactlyOnce = peer.mode === 'exactly-once';
+  const ok =
+    !r.timedOut && check.missing === 0 && check.malformed === 0 && (!exactlyOnce || check.duplicates === 0);
+  return {
+    peer: peer.id,
+    recordBytes,
+    rep,
+    recordsPerSec: windowRecords / windowSeconds,
+    windowSeconds,
+    windowRecords,
+    startupMs: t0 - spawnedAt,
+    peerCpuUsPerRecord: perRecordUs(peerCpu),
+    brokerCpuUsPerRecord:
+      ctx.brokerPid === undefined ? NaN : perRecordUs(cpu.cpuSeconds(ctx.brokerPid, t0, t1)),
+    peerCores: peerCpu / windowSeconds,
+    peakRssMb: rssBytes / 2 ** 20,
+    recordsPerTxn: transactions ? check.records / transactions : undefined,
+    check,
+    ok,
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * The runtime as a bench:compare peer: one pass-through TransactionalWorker in a process of its own
+ * (so its CPU time and RSS are its own), running until SIGTERM; then it prints `transactions <n>`. Started by bench/compare.ts with
+ * its settings as JSON in HAMSTRING_COMPARE_PEER.
+ */
+import { createLogger } from '../../src/observability/logger.ts';
+// The worker module itself: the runtime's public surface would add its config, health and pool modules' memory.
+import { TransactionalWorker } from '../../src/runtime/worker/transactional-worker.ts';
+import { passThroughStage, testKafkaOptions } from '../../test/support/pipeline-harness.ts';
+
+/** What bench/compare.ts passes to this process. */
+export interface RuntimePeerConfig {
+  bootstrap: string;
+  input: string;
+  output: string;
+  group: string;
+  mode: 'exactly-once' | 'at-least-once';
+  batchSize: number;
+  batchTimeoutMs: number;
+  /** The stage's commit_interval_ms; absent: one transaction per batch. */
+  commitIntervalMs?: number;
+  consumerOverrides: Record<string, string>;
+  producerOverrides: Record<string, string>;
+}
+
+const cfg = JSON.parse(process.env.HAMSTRING_COMPARE_PEER ?? '') as RuntimePeerConfig;
+const worker = new TransactionalWorker({
+  stage: passThroughStage(cfg.input, cfg.output, cfg.group),
+  instanceId: 'compare',
+  mode: cfg.mode,
+  // config.yaml's values where they differ from the test defaults.
+  kafka: testKafkaOptions(cfg.bootstrap, {
+    maxPollIntervalMs: 300_000,
+    transactionTimeoutMs: 60_000,
+    messageTimeoutMs: 60_000,
+    apiTimeoutMs: 30_000,
+    consumerOverrides: cfg.consumerOverrides,
+    producerOverrides: cfg.producerOverrides,
+  }),
+  batch: { size: cfg.batchSize, timeoutMs: cfg.batchTimeoutMs },
+  ...(cfg.commitIntervalMs === undefined ? {} : { commitInterval: { maxMs: cfg.commitIntervalMs } }),
+  log: createLogger({ bench: cfg.group }, 2),
+});
+process.once('SIGTERM', () => {
+  void worker.stop().then(() => {
+    // Read by bench:compare for the records per transaction (per offset commit at least once).
+    process.stdout.write(`transactions ${worker.status().committedTransactions}\n`, () => process.exit(0));
+  });
+});
+await worker.start();

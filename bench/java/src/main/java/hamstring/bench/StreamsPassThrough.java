@@ -1,0 +1,69 @@
+package hamstring.bench;
+
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+
+/**
+ * Kafka Streams pass-through with exactly_once_v2 and one stream thread: the reference the runtime
+ * is measured against. Only commit.interval.ms is set when asked (commit-interval-ms=N); everything
+ * else is Streams' default. Runs until SIGTERM.
+ *
+ * <p>Arguments: bootstrap=, input=, output=, group= (the application.id), state-dir=,
+ * [commit-interval-ms=].
+ */
+public final class StreamsPassThrough {
+  public static void main(String[] argv) throws InterruptedException {
+    Args args = new Args(argv);
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, args.get("group"));
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, args.get("bootstrap"));
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
+    p.put(StreamsConfig.STATE_DIR_CONFIG, args.get("state-dir"));
+    p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
+    p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
+    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+    if (args.has("commit-interval-ms"))
+      p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.parseLong(args.get("commit-interval-ms")));
+
+    StreamsBuilder builder = new StreamsBuilder();
+    builder.<byte[], byte[]>stream(args.get("input")).to(args.get("output"));
+    KafkaStreams streams = new KafkaStreams(builder.build(), p);
+    CountDownLatch closed = new CountDownLatch(1);
+    streams.setUncaughtExceptionHandler(
+        e -> {
+          e.printStackTrace();
+          return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
+    // Exit from a thread of its own: the shutdown hook's close() waits for the stream thread.
+    streams.setStateListener(
+        (now, before) -> {
+          if (now == KafkaStreams.State.ERROR) new Thread(() -> System.exit(2)).start();
+        });
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  // Read by bench:compare: with EOS every commit of the thread is one transaction.
+                  double commits = 0;
+                  for (Metric m : streams.metrics().values())
+                    if (m.metricName().name().equals("commit-total")
+                        && m.metricName().group().equals("stream-thread-metrics"))
+                      commits += ((Number) m.metricValue()).doubleValue();
+                  System.out.println("transactions " + (long) commits);
+                  System.out.flush();
+                  streams.close(Duration.ofSeconds(20));
+                  closed.countDown();
+                }));
+    streams.start();
+    closed.await();
+  }
+}

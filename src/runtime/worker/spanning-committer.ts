@@ -1,0 +1,123 @@
+import type { FetchedRecord } from '../../kafka/records.ts';
+import { nextOffsets, partitionsOf } from '../batch-offsets.ts';
+import type { StageOutput } from '../stage.ts';
+import { TransactionSpan, type CommitInterval, type Position } from '../transaction-span.ts';
+import type { CommitInfo } from '../worker-options.ts';
+import { checkDeclaredTopics, recordCommit, type Committer } from './committer.ts';
+import type { WorkerContext } from './worker-context.ts';
+
+/**
+ * Exactly-once with a commit interval: one transaction spans several batches. Each batch's outputs
+ * go into the open transaction at once; the input offsets of all its batches are sent and the
+ * transaction committed when the span is due (its age or record count, see {@link TransactionSpan}),
+ * when the input runs dry ({@link flush}), or at a clean stop. A transaction that a recovery aborted
+ * meanwhile (`ctx.txnOpen` went false) takes its span with it: the rewind to the committed offsets
+ * consumes those records again.
+ *
+ * The commit call itself runs while the loop fetches the next batch: {@link commit} returns once
+ * the commit is under way, and the loop calls {@link settle} before it does anything else with the
+ * batch it fetched meanwhile, so a failed commit is recovered from (abort, rewind) before that batch
+ * is processed, and is discarded with it.
+ */
+export class SpanningCommitter implements Committer {
+  readonly #span: TransactionSpan;
+  /** The first batch's epoch: a revoke after it makes the whole span stale. */
+  #epoch = 0;
+  #outputs = 0;
+  #deadLetters = 0;
+  #startedAt = 0;
+  #committing: Promise<void> | undefined;
+
+  constructor(
+    private readonly ctx: WorkerContext,
+    interval: CommitInterval,
+    private readonly stale: {
+      abort(reason: string): Promise<void>;
+      discard(records: readonly Position[], epoch: number, reason: string): Promise<void>;
+    },
+  ) {
+    this.#span = new TransactionSpan(interval);
+  }
+
+  async commit(
+    records: FetchedRecord[],
+    epoch: number,
+    outputs: StageOutput[],
+    deadLetters: StageOutput[],
+  ): Promise<boolean> {
+    const ctx = this.ctx;
+    checkDeclaredTopics(ctx, outputs);
+    await this.settle();
+    const s = ctx.session;
+    if (!ctx.txnOpen) {
+      this.#span.clear();
+      this.#startedAt = ctx.clock.now();
+      await s.retryInPlace('begin-transaction', () => s.producer.beginTransaction());
+      ctx.txnOpen = true;
+      this.#epoch = epoch;
+      this.#outputs = 0;
+      this.#deadLetters = 0;
+    }
+    for (const o of outputs) await s.producer.produce(o);
+    for (const d of deadLetters) await s.producer.produce(d);
+    this.#span.add(records, ctx.clock.now());
+    this.#outputs += outputs.length;
+    this.#deadLetters += deadLetters.length;
+    return this.#span.due(ctx.clock.now()) ? this.#commitSpan() : true;
+  }
+
+  /** Commits the open span now (the input ran dry, or the worker stops cleanly). */
+  async flush(): Promise<void> {
+    await this.settle();
+    if (this.ctx.txnOpen && this.#span.open) await this.#commitSpan();
+  }
+
+  /** Waits for the commit under way, if any; rejects with its error (the transaction is then still open). */
+  async settle(): Promise<void> {
+    const committing = this.#committing;
+    this.#committing = undefined;
+    await committing;
+  }
+
+  /** The next consume may wait only until the open span is due. */
+  consumeTimeoutMs(batchTimeoutMs: number): number {
+    return this.ctx.txnOpen
+      ? this.#span.consumeTimeoutMs(this.ctx.clock.now(), batchTimeoutMs)
+      : batchTimeoutMs;
+  }
+
+  async #commitSpan(): Promise<boolean> {
+    const ctx = this.ctx;
+    const s = ctx.session;
+    const records = [...this.#span.records];
+    const info: CommitInfo = {
+      epoch: this.#epoch,
+      records: records.length,
+      outputs: this.#outputs,
+      deadLetters: this.#deadLetters,
+    };
+    await ctx.hooks.beforeSendOffsets?.(info);
+    // Last check before the offsets bind to this generation: a revoke may have arrived meanwhile.
+    const stale = ctx.epochs.staleReason(this.#epoch, partitionsOf(records));
+    if (stale !== undefined) {
+      this.#span.clear();
+      await this.stale.abort('stale');
+      await this.stale.discard(records, info.epoch, stale);
+      return false;
+    }
+    await s.retryInPlace('send-offsets', () => s.producer.sendOffsets(nextOffsets(records), s.consumer));
+    await ctx.hooks.beforeCommit?.(info);
+    this.#span.clear();
+    const startedAt = this.#startedAt;
+    const committing = (async () => {
+      await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
+      ctx.txnOpen = false;
+      recordCommit(ctx, info.outputs + info.deadLetters, startedAt);
+      await ctx.hooks.afterCommit?.(info);
+    })();
+    // Surfaced by settle(); until then the rejection is not unhandled.
+    committing.catch(() => undefined);
+    this.#committing = committing;
+    return true;
+  }
+}

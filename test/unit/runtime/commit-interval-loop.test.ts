@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { code } from '../../../src/kafka/error-codes.ts';
+import { silentLogger } from '../../../src/observability/logger.ts';
+import { TransactionalWorker, type Stage, type WorkerOptions } from '../../../src/runtime/index.ts';
+import { FakeClock, FakeKafka, FakeTopic, raw } from '../../support/worker-fakes.ts';
+
+const IN = 'span-in';
+const OUT = 'span-out';
+
+const copyStage: Stage = {
+  name: 'span.copy',
+  inputTopics: [IN],
+  outputTopics: [OUT],
+  process: (records) => ({
+    outputs: records.map((r) => ({ topic: OUT, key: r.key, value: r.value, source: r })),
+  }),
+};
+
+function setUp(records: number, commitInterval: WorkerOptions['commitInterval']) {
+  const kafka = new FakeKafka(new FakeTopic(IN, records));
+  const clock = new FakeClock();
+  const worker = new TransactionalWorker({
+    stage: copyStage,
+    instanceId: '0',
+    mode: 'exactly-once',
+    batch: { size: 10, timeoutMs: 10 },
+    ...(commitInterval ? { commitInterval } : {}),
+    kafka: {
+      bootstrapServers: 'fake:9092',
+      groupProtocol: 'classic',
+      assignmentStrategy: 'cooperative-sticky',
+      sessionTimeoutMs: 10_000,
+      heartbeatIntervalMs: 1_000,
+      maxPollIntervalMs: 60_000,
+      transactionTimeoutMs: 60_000,
+      messageTimeoutMs: 30_000,
+      apiTimeoutMs: 5_000,
+      commitRetryTimeoutMs: 5_000,
+    },
+    clients: kafka.clients(),
+    clock,
+    log: silentLogger(),
+  });
+  return { kafka, clock, worker };
+}
+
+const values = (records: { value?: Buffer | string | null }[]) => records.map((r) => String(r.value));
+
+describe('a commit interval: one transaction spans several batches', () => {
+  it('keeps the transaction open until it holds commit_max_records, then commits every batch in it once', async () => {
+    const { kafka, worker } = setUp(40, { maxRecords: 25 });
+    await worker.start({ loop: false });
+    await worker.step();
+    await worker.step();
+    assert.equal(kafka.topic.committed, 0, 'two batches of 10: below 25, nothing committed');
+    await worker.step();
+    await worker.step(); // the fourth batch is fetched while the third's commit completes
+    assert.equal(kafka.topic.committed, 30);
+    assert.equal(worker.status().committedTransactions, 1);
+    assert.deepEqual(
+      values(kafka.producers[0]!.committedOutputs),
+      Array.from({ length: 30 }, (_, i) => `v${i}`),
+    );
+    await worker.stop();
+  });
+
+  it('commits once the first batch is commit_interval_ms old', async () => {
+    const { kafka, clock, worker } = setUp(40, { maxMs: 100 });
+    await worker.start({ loop: false });
+    await worker.step();
+    clock.advance(99);
+    await worker.step();
+    await worker.step();
+    assert.equal(kafka.topic.committed, 0, '99 ms: still open');
+    clock.advance(1);
+    await worker.step();
+    await worker.step();
+    assert.equal(kafka.topic.committed, 40);
+    assert.equal(worker.status().committedTransactions, 1);
+    await worker.stop();
+  });
+
+  it('commits at once when the input runs dry instead of waiting out the interval', async () => {
+    const { kafka, worker } = setUp(5, { maxMs: 60_000 });
+    await worker.start({ loop: false });
+    await worker.step();
+    assert.equal(kafka.topic.committed, 0);
+    await worker.step(); // nothing more to consume
+    await worker.step();
+    assert.equal(kafka.topic.committed, 5);
+    await worker.stop();
+  });
+
+  it('a failed commit aborts the whole span and its batches are consumed again: no loss, no duplicate', async () => {
+    const { kafka, worker } = setUp(20, { maxRecords: 20 });
+    kafka.nextProducerFaults.push({ commitTransaction: raw(code('_FAIL'), 'commit exploded') });
+    await worker.start({ loop: false });
+    for (let i = 0; i < 8; i += 1) await worker.step();
+    assert.equal(kafka.producers[0]!.faults.commitTransaction, undefined, 'the commit did fail once');
+    assert.ok(worker.status().committedTransactions >= 1);
+    assert.equal(kafka.topic.committed, 20);
+    assert.deepEqual(
+      values(kafka.producers.flatMap((p) => p.committedOutputs)),
+      Array.from({ length: 20 }, (_, i) => `v${i}`),
+    );
+    await worker.stop();
+  });
+
+  it('a clean stop commits the open span rather than discarding its work', async () => {
+    const { kafka, worker } = setUp(10, { maxMs: 60_000 });
+    await worker.start({ loop: false });
+    await worker.step();
+    assert.equal(kafka.topic.committed, 0);
+    await worker.stop();
+    assert.equal(kafka.topic.committed, 10);
+    assert.equal(kafka.producers[0]!.committedOutputs.length, 10);
+  });
+
+  it('without an interval, each batch is its own transaction (the default is unchanged)', async () => {
+    const { kafka, worker } = setUp(20, undefined);
+    await worker.start({ loop: false });
+    await worker.step();
+    assert.equal(kafka.topic.committed, 10);
+    await worker.step();
+    assert.equal(worker.status().committedTransactions, 2);
+    await worker.stop();
+  });
+});
