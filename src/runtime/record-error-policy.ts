@@ -48,6 +48,17 @@ export function errorKindOf(error: unknown): string {
   return typeof error;
 }
 
+/**
+ * The classification kind of a failure, for the dead letter's `error.kind` header and metrics: the
+ * error's own `kind` (a KafkaError's kind, `decode`, `validation`, ...), else `processing` (an
+ * exception thrown by the stage's code). Unlike `errorKindOf` it never answers with a class name,
+ * which the dead letter carries separately.
+ */
+export function failureKind(error: unknown): string {
+  const kind = typeof error === 'object' && error !== null ? (error as { kind?: unknown }).kind : undefined;
+  return typeof kind === 'string' ? kind : 'processing';
+}
+
 /** Retry unless the error says it is not retryable or its kind is configured as non-retryable. */
 export function isRetryable(
   error: unknown,
