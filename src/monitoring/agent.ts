@@ -72,6 +72,7 @@ export function monitoringKafkaOptions(
     sessionTimeoutMs: env.kafka_consumer.session_timeout_ms,
     heartbeatIntervalMs: env.kafka_consumer.heartbeat_interval_ms,
     maxPollIntervalMs: env.kafka_consumer.max_poll_interval_ms,
+    metadataRefreshIntervalMs: env.kafka_consumer.metadata_refresh_interval_ms,
     transactionTimeoutMs: env.kafka_producer.transaction_timeout_ms,
     messageTimeoutMs: env.kafka_producer.message_timeout_ms,
     apiTimeoutMs: env.kafka_producer.transaction_api_timeout_seconds * 1000,

@@ -104,6 +104,9 @@ export class KafkaSession {
         transactionTimeoutMs: k.transactionTimeoutMs,
         messageTimeoutMs: k.messageTimeoutMs,
         apiTimeoutMs: k.apiTimeoutMs,
+        ...(k.metadataRefreshIntervalMs !== undefined
+          ? { metadataRefreshIntervalMs: k.metadataRefreshIntervalMs }
+          : {}),
         overrides: k.producerOverrides,
       },
       this.d.log,
@@ -147,6 +150,9 @@ export class KafkaSession {
         maxPollIntervalMs: k.maxPollIntervalMs,
         isolation: 'read_committed',
         autoOffsetReset: 'earliest',
+        ...(k.metadataRefreshIntervalMs !== undefined
+          ? { metadataRefreshIntervalMs: k.metadataRefreshIntervalMs }
+          : {}),
         overrides: k.consumerOverrides,
       },
       {

@@ -81,6 +81,7 @@ export function workerOptionsFromConfig(args: {
       sessionTimeoutMs: k.kafka_consumer.session_timeout_ms,
       heartbeatIntervalMs: k.kafka_consumer.heartbeat_interval_ms,
       maxPollIntervalMs: k.kafka_consumer.max_poll_interval_ms,
+      metadataRefreshIntervalMs: k.kafka_consumer.metadata_refresh_interval_ms,
       transactionTimeoutMs: k.kafka_producer.transaction_timeout_ms,
       messageTimeoutMs: k.kafka_producer.message_timeout_ms,
       apiTimeoutMs: Math.round(k.kafka_producer.transaction_api_timeout_seconds * 1000),
