@@ -6,6 +6,7 @@ import { abandon } from './abandoned-clients.ts';
 import { attachDebugLog } from './debug-log.ts';
 import { strandedError, watchForStranding } from './stranded-client.ts';
 import { code } from './error-codes.ts';
+import { ConnectionWatch, type ConnectionProblem } from './connection-watch.ts';
 import { KafkaError, type KafkaOperation } from './kafka-error.ts';
 import type { GroupMetadataSource } from './consumer.ts';
 import type { OutgoingRecord, TopicPartitionOffset } from './records.ts';
@@ -37,6 +38,8 @@ export interface ProducerPort {
   flush(timeoutMs: number): Promise<void>;
   /** Counts since the last beginTransaction (or creation), and the first delivery error seen. */
   tally(): DeliveryTally & { firstError?: KafkaError };
+  /** Why the client cannot reach Kafka right now (since when, which address), if it cannot. */
+  connectionProblem?(): ConnectionProblem | undefined;
   close(timeoutMs: number): Promise<void>;
   readonly transactionalId: string | undefined;
 }
@@ -99,9 +102,14 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
         'kafka: delivery failed',
       );
   });
+  const connection = new ConnectionWatch({
+    bootstrapServers: settings.bootstrapServers,
+    clientId: settings.clientId,
+    log,
+  }).attach(native);
   native.on('event.error', (e) => {
     const err = classifyKafkaError(e, 'client');
-    log.debug({ err: err.toLog() }, 'kafka: producer client error');
+    if (!connection.error(err)) log.debug({ err: err.toLog() }, 'kafka: producer client error');
   });
 
   /**
@@ -193,6 +201,7 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
     abortTransaction: () => bounded('abort-transaction', (t, cb) => native.abortTransaction(t, cb)),
     flush: (timeoutMs) => settled('produce', (finish) => native.flush(timeoutMs, finish)),
     tally: () => ({ ...tally }),
+    connectionProblem: () => connection.problem(),
     close(timeoutMs) {
       if (closed) return Promise.resolve();
       closed = true;
