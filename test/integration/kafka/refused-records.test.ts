@@ -61,7 +61,7 @@ describe('records Kafka refuses are reported as refused, naming the record (real
       const big = refused.find((r) => r.record?.index === 1);
       assert.deepEqual(big?.record, { topic, partition: 0, index: 1, bytes: 5_001 });
       assert.match(
-        big!.message,
+        big.message,
         new RegExp(
           `${topic}/0 \\(5001 bytes; it or a record batched with it exceeds the topic's max.message.bytes\\)`,
         ),
