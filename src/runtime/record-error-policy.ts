@@ -21,6 +21,12 @@ export interface RecordErrorPolicy {
   processingTimeoutMs: number;
   /** Non-blocking retries through `<topic>-retry-<n>` instead of in-place back-off (gives up order). */
   retryTopics?: RetryTopics;
+  /** false: a record that would be dead-lettered stops the worker instead. Default true. */
+  deadLetters?: boolean;
+  /** Retry and dead-letter topics are created at start (false: only checked). Default true. */
+  createTopics?: boolean;
+  /** Replication of topics the runtime creates; default the broker's default.replication.factor. */
+  topicReplicationFactor?: number;
 }
 
 export const defaultRecordErrorPolicy: RecordErrorPolicy = {

@@ -40,6 +40,11 @@ export function recordErrorPolicyFromConfig(
     maxDeliveries: o.max_deliveries ?? re.max_deliveries,
     processingTimeoutMs: o.processing_timeout_ms ?? re.processing_timeout_ms,
     ...(retryTopics ? { retryTopics: { delaysMs: retryTopics.delays_ms } } : {}),
+    deadLetters: o.dead_letters ?? re.dead_letters,
+    createTopics: re.create_topics,
+    ...(re.topic_replication_factor !== undefined
+      ? { topicReplicationFactor: re.topic_replication_factor }
+      : {}),
   };
 }
 
