@@ -71,7 +71,8 @@ export function isRetryable(
   policy: Pick<RecordErrorPolicy, 'nonRetryableKinds'>,
   stageOverride?: (e: unknown) => boolean,
 ): boolean {
-  if (errorKindOf(error) === 'decode') return false;
+  // A record Kafka refused (too large, invalid) is refused again: the same bytes, the same answer.
+  if (errorKindOf(error) === 'decode' || errorKindOf(error) === 'refused') return false;
   if (stageOverride) return stageOverride(error);
   if (typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === false)
     return false;

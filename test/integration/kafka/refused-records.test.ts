@@ -4,6 +4,7 @@ import { createAdmin } from '../../../src/kafka/admin.ts';
 import { KafkaError } from '../../../src/kafka/kafka-error.ts';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
+import { awaitDeliveryReports, culprits, type Produced } from '../../../src/runtime/refused-outputs.ts';
 import { uniqueTopic, uniqueTransactionalId } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 
@@ -48,6 +49,7 @@ describe('records Kafka refuses are reported as refused, naming the record (real
       );
       assert.ok(commit instanceof KafkaError, 'the commit fails');
       assert.equal(commit.kind, 'refused', `commit failed with ${commit.codeName} (${commit.kind})`);
+      await awaitDeliveryReports(producer, 10_000);
       // The broker checks the size of a whole record batch: the records that shared the oversized
       // one's request are refused with it, so each refused record names itself and its size, and
       // the runtime tells the culprit from its neighbours by producing suspects alone.
@@ -95,6 +97,37 @@ describe('records Kafka refuses are reported as refused, naming the record (real
       // The refusal leaves the transaction usable: the rest commits.
       await producer.commitTransaction();
       assert.equal(producer.tally().delivered, 1);
+    } finally {
+      await producer.close(5_000);
+    }
+  });
+
+  test('the probe tells the oversized record from the records batched with it', async () => {
+    const topic = uniqueTopic('probe-limit');
+    const admin = createAdmin(bootstrap);
+    await admin.createTopics([
+      { topic, partitions: 1, replicationFactor: 1, config: { 'max.message.bytes': '2000' } },
+    ]);
+    admin.close();
+    const producer = producerFor('refused-probe');
+    await producer.connect(10_000);
+    await producer.initTransactions();
+    try {
+      const produced: Produced[] = ['fits', 'x'.repeat(5_000), 'fits too'].map((value) => ({
+        output: { topic, value },
+      }));
+      await producer.beginTransaction();
+      for (const p of produced) await producer.produce(p.output);
+      await producer.commitTransaction().catch(() => undefined);
+      await awaitDeliveryReports(producer, 10_000);
+      const refused = producer.tally().refused;
+      await producer.abortTransaction();
+      assert.ok(refused.length > 1, 'the neighbours were refused with the oversized record');
+      const own = await culprits(producer, refused, produced, 10_000);
+      assert.deepEqual(
+        own.map((e) => e.record?.index),
+        [1],
+      );
     } finally {
       await producer.close(5_000);
     }
