@@ -1,4 +1,5 @@
 import type { Logger } from '../observability/logger.ts';
+import { classifyKafkaError } from './classify.ts';
 import { code } from './error-codes.ts';
 import type { KafkaError } from './kafka-error.ts';
 
@@ -35,9 +36,30 @@ export function hasBrokerUp(statsJson: string): boolean {
   }
 }
 
-/** A client that reports errors and statistics (both client kinds of the binding do). */
+/** A client that reports statistics and log lines (both client kinds of the binding do). */
 export interface ConnectionEvents {
-  on(event: 'event.stats', listener: (event: { message: string }) => void): unknown;
+  on(
+    event: 'event.stats' | 'event.log',
+    listener: (event: { message: string; fac?: string }) => void,
+  ): unknown;
+}
+
+/**
+ * librdkafka's log line of a failed connection attempt as an error, or undefined for any other line.
+ * While a client connects (before `connect()` returns) librdkafka reports failed attempts only in
+ * its log (facility FAIL), not through the error callback: "Failed to resolve 'host:port': ..." and
+ * "Connect to ipv4#1.2.3.4:9092 failed: Connection refused". Other FAIL lines (an idle connection the
+ * broker closed) are not connection failures.
+ */
+export function connectionFailureOf(event: { message: string; fac?: string }) {
+  if (event.fac !== 'FAIL') return undefined;
+  const text = event.message.replace(/^\[thrd:[^\]]*\]: /, '');
+  const name = /Failed to resolve/.test(text)
+    ? '_RESOLVE'
+    : /Connect to .* failed/.test(text)
+      ? '_TRANSPORT'
+      : undefined;
+  return name === undefined ? undefined : classifyKafkaError({ code: code(name), message: text }, 'connect');
 }
 
 /**
@@ -62,6 +84,10 @@ export class ConnectionWatch {
   attach(native: ConnectionEvents): this {
     native.on('event.stats', (event) => {
       if (this.#problem && hasBrokerUp(event.message)) this.connected();
+    });
+    native.on('event.log', (event) => {
+      const err = connectionFailureOf(event);
+      if (err) this.error(err);
     });
     return this;
   }
