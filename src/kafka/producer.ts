@@ -51,6 +51,12 @@ export interface ProducerPort {
   tally(): TransactionTally;
   /** Why the client cannot reach Kafka right now (since when, which address), if it cannot. */
   connectionProblem?(): ConnectionProblem | undefined;
+  /**
+   * Resolves true once no native transactional call is pending (a commit or abort whose JS guard
+   * gave up may still run in librdkafka; another call meanwhile fails with _CONFLICT), false when
+   * one still is after `timeoutMs`.
+   */
+  whenIdle?(timeoutMs: number): Promise<boolean>;
   close(timeoutMs: number): Promise<void>;
   readonly transactionalId: string | undefined;
 }
@@ -261,6 +267,11 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
     flush: (timeoutMs) => settled('produce', (finish) => native.flush(timeoutMs, finish)),
     tally: () => ({ ...tally, refused: [...tally.refused] }),
     connectionProblem: () => connection.problem(),
+    async whenIdle(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      while (pending > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      return pending === 0;
+    },
     close(timeoutMs) {
       if (closed) return Promise.resolve();
       closed = true;
