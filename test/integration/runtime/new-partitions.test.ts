@@ -4,7 +4,7 @@ import { createAdmin } from '../../../src/kafka/admin.ts';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import { createReadCommittedReader } from '../../../src/kafka/read-committed-reader.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
-import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
+import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { createTopics, passThroughStage, testKafkaOptions } from '../../support/pipeline-harness.ts';
