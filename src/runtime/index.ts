@@ -11,9 +11,18 @@ export type {
   CommitInfo,
   KafkaClientFactory,
 } from './worker-options.ts';
-export { workerOptionsFromConfig, instanceIdFrom, recordErrorPolicyFromConfig } from './worker-config.ts';
+export {
+  workerOptionsFromConfig,
+  instanceIdFrom,
+  kafkaOptionsFromConfig,
+  recordErrorPolicyFromConfig,
+} from './worker-config.ts';
 export { hostWorkers } from './worker-host.ts';
 export type { WorkerHost } from './worker-host.ts';
+export { KafkaAttemptStore } from './delivery-attempts/kafka-attempt-store.ts';
+export type { KafkaAttemptStoreOptions } from './delivery-attempts/kafka-attempt-store.ts';
+export type { AttemptStore, DeliveryMarker } from './delivery-attempts/attempt-store.ts';
+export { InMemoryAttemptStore } from './delivery-attempts/in-memory-attempt-store.ts';
 export { startHealthServer } from './health-server.ts';
 export type { HealthServer, HealthServerOptions } from './health-server.ts';
 export { ThreadPool } from './thread-pool.ts';
@@ -36,5 +45,10 @@ export type {
   StoreDeclaration,
   TimerDeclaration,
 } from './state/contract.ts';
+export { exponentialBackOff, fixedBackOff } from './backoff.ts';
+export type { BackOff } from './backoff.ts';
+export { DLT_HEADERS } from './dead-letter.ts';
+export { defaultRecordErrorPolicy } from './record-error-policy.ts';
+export type { RecordErrorPolicy } from './record-error-policy.ts';
 export { systemClock } from './clock.ts';
 export type { Clock } from './clock.ts';

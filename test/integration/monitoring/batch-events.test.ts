@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAdmin } from '../../../src/kafka/admin.ts';
 import { FaultInjector } from '../../../src/kafka/fault-injection.ts';
-import type { MonitoringAgent } from '../../../src/monitoring/agent.ts';
+import type { MonitoringAgent } from '../../../src/app/monitoring-agent.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import {
   BatchEventEmitter,
