@@ -184,8 +184,8 @@ export class FakeProducer implements ProducerPort {
   flush(): Promise<void> {
     return Promise.resolve();
   }
-  tally(): DeliveryTally & { firstError?: KafkaError } {
-    return { produced: this.produced.length, delivered: 0, purged: 0, failed: 0 };
+  tally(): DeliveryTally & { firstError?: KafkaError; refused: KafkaError[] } {
+    return { produced: this.produced.length, delivered: 0, purged: 0, failed: 0, refused: [] };
   }
   close(): Promise<void> {
     this.closed = true;
@@ -213,6 +213,12 @@ export class FakeAdmin implements AdminPort {
   }
   watermarks(): Promise<{ partition: number; low: number; high: number }[]> {
     return Promise.resolve([{ partition: 0, low: 0, high: 0 }]);
+  }
+  createPartitions(): Promise<void> {
+    return Promise.resolve();
+  }
+  partitionCounts(topics: readonly string[]): Promise<Map<string, number>> {
+    return Promise.resolve(new Map(topics.filter((t) => this.topics.includes(t)).map((t) => [t, 1])));
   }
   close(): void {
     this.closed = true;
