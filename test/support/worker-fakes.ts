@@ -232,7 +232,11 @@ export class FakeKafka {
   /** Faults for the next producers, in creation order (applied when the producer is created). */
   readonly nextProducerFaults: FakeProducer['faults'][] = [];
 
-  constructor(readonly topic: FakeTopic) {}
+  /** `others`: further topics the cluster has (the stage's outputs), for the start-up checks. */
+  constructor(
+    readonly topic: FakeTopic,
+    readonly others: readonly string[] = [],
+  ) {}
 
   clients(): KafkaClientFactory {
     return {
@@ -247,7 +251,7 @@ export class FakeKafka {
         this.producers.push(p);
         return p;
       },
-      admin: () => new FakeAdmin([this.topic.topic]),
+      admin: () => new FakeAdmin([this.topic.topic, ...this.others]),
     };
   }
 }

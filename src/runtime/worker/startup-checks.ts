@@ -3,6 +3,7 @@ import { classifyKafkaError } from '../../kafka/classify.ts';
 import type { KafkaError } from '../../kafka/kafka-error.ts';
 import type { Clock } from '../clock.ts';
 import { retryTopicsOf } from '../retry-topics.ts';
+import { prepareOutputTopics } from '../topic-setup.ts';
 import type { RecordErrorPolicy } from '../record-error-policy.ts';
 import type { Stage } from '../stage.ts';
 
@@ -17,6 +18,8 @@ export interface StartupCheckDeps {
   stops(err: KafkaError): string | undefined;
   /** A topic created moments ago may not be in every broker's metadata yet. */
   graceMs?: number;
+  /** Dead-letter topics to create (or only check) before the first transaction; none when dead letters are off. */
+  deadLetters?: { topic(input: string): string; create: boolean; replicationFactor: number };
 }
 
 /**
@@ -24,7 +27,8 @@ export interface StartupCheckDeps {
  * Missing input topics are a configuration error (a typo would otherwise leave the worker silently
  * unassigned). When Kafka cannot be asked, the check is skipped and the reconnect loop takes over.
  * Retry topics mirror their input topic's partition count; they are created here so a stage needs no
- * set-up.
+ * set-up. Declared outputs must exist and dead-letter topics are created (topic-setup.ts), so no
+ * transaction waits for a topic that is not there.
  */
 export async function runStartupChecks(d: StartupCheckDeps): Promise<string | undefined> {
   let missing: string[];
@@ -42,6 +46,17 @@ export async function runStartupChecks(d: StartupCheckDeps): Promise<string | un
     );
   try {
     await ensureRetryTopics(d);
+    return await prepareOutputTopics(d.admin, {
+      stage: d.stage.name,
+      inputs: d.stage.inputTopics,
+      outputs: d.stage.outputTopics,
+      ...(d.deadLetters ? { deadLetterTopic: (t: string) => d.deadLetters!.topic(t) } : {}),
+      create: d.deadLetters?.create ?? true,
+      replicationFactor: d.deadLetters?.replicationFactor ?? -1,
+      bootstrapServers: d.bootstrapServers,
+      clock: d.clock,
+      ...(d.graceMs !== undefined ? { graceMs: d.graceMs } : {}),
+    });
   } catch (e) {
     const stop = d.stops(classifyKafkaError(e, 'admin'));
     if (stop !== undefined) return stop;
