@@ -77,6 +77,11 @@ export class KafkaSession {
 
   constructor(private readonly d: SessionDeps) {}
 
+  /** A problem found before any client connects (the start's pre-flight check); cleared by a connected producer. */
+  noteConnectionProblem(problem: ConnectionProblem): void {
+    this.#lastProblem ??= problem;
+  }
+
   /**
    * Why the clients cannot reach Kafka, if they cannot: the problem a client sees now (address,
    * since when, librdkafka's words), and the reconnect loop's attempt and last error.

@@ -31,7 +31,7 @@ export function notReadyReason(f: ReadinessFacts): string | undefined {
     const last = f.reconnecting.lastError ? `; last error ${f.reconnecting.lastError}` : '';
     return `reconnecting since ${at(f.reconnecting.since)} (attempt ${f.reconnecting.attempt}${last})${conn ? `: ${conn}` : ''}`;
   }
-  if (conn) return `connecting: ${conn}`;
+  if (conn) return `${f.state === 'starting' ? 'starting, ' : ''}connecting: ${conn}`;
   if (f.state === 'starting') return 'starting';
   if (f.state === 'recovering') return 'recovering';
   if (!f.hasConsumer) return 'no consumer (between recoveries)';

@@ -25,7 +25,7 @@ export interface StartupCheckDeps {
 /**
  * Checks before the clients start; returns why the worker must not start, if it must not.
  * Missing input topics are a configuration error (a typo would otherwise leave the worker silently
- * unassigned). When Kafka cannot be asked, the check is skipped and the reconnect loop takes over.
+ * unassigned). When Kafka cannot be asked, the checks are skipped and the reconnect loop takes over.
  * Retry topics mirror their input topic's partition count; they are created here so a stage needs no
  * set-up. Declared outputs must exist and dead-letter topics are created (topic-setup.ts), so no
  * transaction waits for a topic that is not there.
@@ -37,7 +37,8 @@ export async function runStartupChecks(d: StartupCheckDeps): Promise<string | un
   } catch (e) {
     const stop = d.stops(classifyKafkaError(e, 'admin'));
     if (stop !== undefined) return stop;
-    missing = [];
+    // Kafka cannot be asked: nothing else can be checked or created now either.
+    return undefined;
   }
   if (missing.length > 0)
     return (
@@ -62,7 +63,6 @@ export async function runStartupChecks(d: StartupCheckDeps): Promise<string | un
     if (stop !== undefined) return stop;
     throw e;
   }
-  return undefined;
 }
 
 async function missingInputTopics(d: StartupCheckDeps): Promise<string[]> {

@@ -183,11 +183,13 @@ export class TransactionalWorker {
    */
   async #preflight(): Promise<void> {
     const bootstrap = this.#ctx.o.kafka.bootstrapServers;
-    for (const p of await checkBootstrap(bootstrap, 1_000))
+    for (const p of await checkBootstrap(bootstrap, 1_000)) {
+      this.#ctx.session.noteConnectionProblem({ ...p, since: this.#ctx.clock.now() });
       this.log.warn(
         { event: 'kafka-unreachable', address: p.address, code: p.code, reason: p.reason },
         `kafka: bootstrap ${p.address} ${p.code === '_RESOLVE' ? 'does not resolve' : 'refuses connections'} (${p.code}): ${p.reason}`,
       );
+    }
   }
 
   async #startupChecks(): Promise<string | undefined> {

@@ -41,7 +41,7 @@ describe('notReadyReason', () => {
     });
     assert.match(
       reason ?? '',
-      /^connecting: 127\.0\.0\.1:1 unreachable since .* \(_TRANSPORT: Connection refused\)$/,
+      /^starting, connecting: 127\.0\.0\.1:1 unreachable since .* \(_TRANSPORT: Connection refused\)$/,
     );
   });
 
