@@ -47,7 +47,7 @@ async function firstWords(bootstrap: string) {
       message: `a warning naming ${bootstrap}`,
     });
     const afterMs = Date.now() - t0;
-    await waitFor(() => worker.status().notReady !== undefined, {
+    await waitFor(() => worker.status().notReady?.includes(bootstrap) === true, {
       timeoutMs: 5_000,
       message: 'a reason not ready',
     });
