@@ -16,9 +16,13 @@ export const DLT_HEADERS = {
   attempts: 'hamstring.dlt.attempts',
   firstFailure: 'hamstring.dlt.first.failure',
   lastFailure: 'hamstring.dlt.last.failure',
-  /** Present when the dead letter was cut to fit the size limit: what was cut, e.g. `value,stack`. */
+} as const;
+
+/** Headers only a dead letter cut to fit the size limit carries (see `fitDeadLetter`). */
+export const DLT_TRUNCATION_HEADERS = {
+  /** What was cut, e.g. `value,stack`. */
   truncated: 'hamstring.dlt.truncated',
-  /** With `truncated`: the original value's size in bytes. */
+  /** The original value's size in bytes. */
   valueBytes: 'hamstring.dlt.original.value.bytes',
 } as const;
 
@@ -109,8 +113,8 @@ export function fitDeadLetter(o: StageOutput, maxBytes = DEAD_LETTER_MAX_BYTES):
   const headers: Record<string, Buffer | string> = {
     ...o.headers,
     // The longest list it can become, so that writing the real (shorter) list cannot overflow.
-    [DLT_HEADERS.truncated]: 'value,stack,message,headers,key-header',
-    [DLT_HEADERS.valueBytes]: String(bytes(o.value)),
+    [DLT_TRUNCATION_HEADERS.truncated]: 'value,stack,message,headers,key-header',
+    [DLT_TRUNCATION_HEADERS.valueBytes]: String(bytes(o.value)),
   };
   let value = o.value;
   const excess = () => recordBytes({ key: o.key, value, headers }) - maxBytes;
@@ -127,7 +131,7 @@ export function fitDeadLetter(o: StageOutput, maxBytes = DEAD_LETTER_MAX_BYTES):
     headers[name] = cutValue(text, bytes(text) - excess());
     cut.push(part);
   }
-  const own = new Set<string>(Object.values(DLT_HEADERS));
+  const own = new Set<string>([...Object.values(DLT_HEADERS), ...Object.values(DLT_TRUNCATION_HEADERS)]);
   for (const name of Object.keys(headers)) {
     if (excess() <= 0) break;
     if (own.has(name)) continue;
@@ -139,6 +143,6 @@ export function fitDeadLetter(o: StageOutput, maxBytes = DEAD_LETTER_MAX_BYTES):
     delete headers[DLT_HEADERS.key];
     cut.push('key-header');
   }
-  headers[DLT_HEADERS.truncated] = cut.join(',');
+  headers[DLT_TRUNCATION_HEADERS.truncated] = cut.join(',');
   return { ...o, value, headers };
 }

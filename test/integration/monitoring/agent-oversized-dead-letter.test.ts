@@ -2,7 +2,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
-import { DLT_HEADERS, recordBytes } from '../../../src/runtime/dead-letter.ts';
+import { DLT_HEADERS, DLT_TRUNCATION_HEADERS, recordBytes } from '../../../src/runtime/dead-letter.ts';
 import type { StageOutput } from '../../../src/runtime/stage.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
@@ -57,8 +57,8 @@ describe('monitoring agent and a malformed row whose dead letter would exceed th
       assert.equal(dead.length, 1, 'dead-lettered exactly once');
       const h = dead[0]!.headers;
       assert.equal(h[DLT_HEADERS.errorKind]?.toString(), 'bad-json');
-      assert.equal(h[DLT_HEADERS.truncated]?.toString(), 'value');
-      assert.equal(h[DLT_HEADERS.valueBytes]?.toString(), String(Buffer.byteLength(huge)));
+      assert.equal(h[DLT_TRUNCATION_HEADERS.truncated]?.toString(), 'value');
+      assert.equal(h[DLT_TRUNCATION_HEADERS.valueBytes]?.toString(), String(Buffer.byteLength(huge)));
       assert.ok(recordBytes({ key: dead[0]!.key, value: dead[0]!.value, headers: h }) <= 1_000_000);
       // Inserted once: the batch was never rewound and replayed into ClickHouse.
       assert.equal((await counts(chUrl, world.database, 'logline_to_batches')).raw, 60);

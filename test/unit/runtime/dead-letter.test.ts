@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   deadLetterOf,
   DLT_HEADERS,
+  DLT_TRUNCATION_HEADERS,
   fitDeadLetter,
   recordBytes,
   type DeadLetterInfo,
@@ -92,7 +93,7 @@ describe('deadLetterOf', () => {
   it('leaves a dead letter that fits unchanged and says nothing about truncation', () => {
     const d = deadLetterOf(record, 'dlt', info);
     assert.equal(d.value, record.value);
-    assert.equal(DLT_HEADERS.truncated in d.headers!, false);
+    assert.equal(DLT_TRUNCATION_HEADERS.truncated in d.headers!, false);
   });
 
   it('cuts the value of a dead letter over the limit to fit, and says so with the original size', () => {
@@ -101,8 +102,8 @@ describe('deadLetterOf', () => {
     assert.ok(recordBytes(d) <= 1_000_000, `dead letter is ${recordBytes(d)} bytes`);
     assert.ok(recordBytes(d) > 999_000, 'only as much as needed is cut');
     const h = d.headers!;
-    assert.equal(h[DLT_HEADERS.truncated], 'value');
-    assert.equal(h[DLT_HEADERS.valueBytes], '1048000');
+    assert.equal(h[DLT_TRUNCATION_HEADERS.truncated], 'value');
+    assert.equal(h[DLT_TRUNCATION_HEADERS.valueBytes], '1048000');
     assert.match(String(h[DLT_HEADERS.errorMessage]), /unexpected token/);
     assert.deepEqual(h.trace, Buffer.from('abc'));
   });
@@ -117,10 +118,10 @@ describe('deadLetterOf', () => {
     const h = d.headers!;
     assert.ok(recordBytes(d) <= 1_500, `dead letter is ${recordBytes(d)} bytes`);
     assert.equal((d.value as Buffer).length, 0);
-    assert.equal(h[DLT_HEADERS.truncated], 'value,stack,message');
+    assert.equal(h[DLT_TRUNCATION_HEADERS.truncated], 'value,stack,message');
     assert.equal(h[DLT_HEADERS.errorStack], '');
     assert.match(String(h[DLT_HEADERS.errorMessage]), /^m+$/);
-    assert.equal(h[DLT_HEADERS.valueBytes], '500');
+    assert.equal(h[DLT_TRUNCATION_HEADERS.valueBytes], '500');
   });
 
   it('drops copied original headers last, keeping its own headers and the key', () => {
@@ -130,7 +131,7 @@ describe('deadLetterOf', () => {
     assert.equal('huge' in d.headers!, false);
     assert.equal(d.key, record.key);
     assert.equal(d.headers![DLT_HEADERS.offset], '1234');
-    assert.match(String(d.headers![DLT_HEADERS.truncated]), /headers$/);
+    assert.match(String(d.headers![DLT_TRUNCATION_HEADERS.truncated]), /headers$/);
   });
 
   it('does not split a multi-byte character when it cuts a string value', () => {
