@@ -134,6 +134,12 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
         `the broker refused record ${ref.index} of the transaction for ${ref.topic}/${ref.partition} (${ref.bytes} bytes${why})`,
       );
       if (own) tally.refused.push(e);
+    } else if ((e.kind === 'config' || e.kind === 'authorization') && opaque) {
+      // A topic deleted while the worker runs, or one it may not write: name it.
+      e = e.about(
+        { topic: report.topic, partition: report.partition, index: opaque.index, bytes: opaque.bytes },
+        `producing to topic ${report.topic}`,
+      );
     }
     if (e.code === PURGE_QUEUE) {
       if (own) tally.purged += 1;

@@ -1,7 +1,8 @@
 import { classifyKafkaError } from '../../kafka/classify.ts';
 import type { KafkaError } from '../../kafka/kafka-error.ts';
 import type { FetchedRecord } from '../../kafka/records.ts';
-import { RetriesExhausted } from '../kafka-session.ts';
+import { code } from '../../kafka/error-codes.ts';
+import { defaultClients, RetriesExhausted } from '../kafka-session.ts';
 import {
   attributeRefused,
   awaitDeliveryReports,
@@ -50,12 +51,59 @@ export class ExactlyOnceCommitter implements Committer {
       return await this.#produceAndCommit(records, epoch, produced, info, t0);
     } catch (e) {
       const refused = await this.#refused(e);
-      if (refused === undefined) throw e;
+      if (refused === undefined) throw (await this.#missingTopic(e, produced)) ?? this.#named(e);
       await this.stale.abort('refused');
       const own = await culprits(s.producer, refused, produced, ctx.o.kafka.apiTimeoutMs);
       const { failures, unattributed } = attributeRefused(own.length > 0 ? own : refused, produced, records);
       throw new RefusedOutputs(failures, unattributed);
     }
+  }
+
+  /**
+   * librdkafka holds records for a topic that does not exist (deleted while the worker runs) until
+   * message.timeout.ms, so the commit only times out ("N message(s) remaining") and would be retried
+   * forever. A commit that timed out asks whether every topic it wrote to still exists; a missing one
+   * is a configuration error naming it.
+   */
+  async #missingTopic(e: unknown, produced: readonly Produced[]): Promise<KafkaError | undefined> {
+    const err = e instanceof RetriesExhausted ? e.cause : classifyKafkaError(e, 'commit-transaction');
+    if (err.codeName !== '_TIMED_OUT' || produced.length === 0) return undefined;
+    const ctx = this.ctx;
+    const admin = (ctx.o.clients?.admin ?? defaultClients.admin!)(
+      ctx.o.kafka.bootstrapServers,
+      `${ctx.stage.name}-admin`,
+    );
+    try {
+      const known = new Set(await admin.listTopics(ctx.o.kafka.apiTimeoutMs));
+      const missing = [...new Set(produced.map((p) => p.output.topic))].filter((t) => !known.has(t));
+      if (missing.length === 0) return undefined;
+      return classifyKafkaError(
+        {
+          code: code('_UNKNOWN_TOPIC'),
+          message:
+            `topic(s) ${missing.join(', ')} written by stage ${ctx.stage.name} no longer exist on ` +
+            `${ctx.o.kafka.bootstrapServers} (deleted while the worker ran); their records can never be delivered`,
+        },
+        'produce',
+      );
+    } catch {
+      return undefined;
+    } finally {
+      admin.close();
+    }
+  }
+
+  /** A commit that failed for a topic (deleted, not writable) as the delivery error naming that topic. */
+  #named(e: unknown): unknown {
+    const err =
+      e instanceof RetriesExhausted
+        ? e.cause
+        : e instanceof Error
+          ? classifyKafkaError(e, 'commit-transaction')
+          : undefined;
+    if (err?.kind !== 'config' && err?.kind !== 'authorization') return e;
+    const first = this.ctx.session.producer.tally().firstError;
+    return first?.record !== undefined && first.kind === err.kind ? first : e;
   }
 
   /** The records Kafka refused when `e` says some were, each naming its index; undefined otherwise. */
