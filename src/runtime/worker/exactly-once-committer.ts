@@ -69,7 +69,7 @@ export class ExactlyOnceCommitter implements Committer {
     const err = e instanceof RetriesExhausted ? e.cause : classifyKafkaError(e, 'commit-transaction');
     if (err.codeName !== '_TIMED_OUT' || produced.length === 0) return undefined;
     const ctx = this.ctx;
-    const admin = (ctx.o.clients?.admin ?? defaultClients.admin!)(
+    const admin = (ctx.o.clients?.admin ?? defaultClients.admin)(
       ctx.o.kafka.bootstrapServers,
       `${ctx.stage.name}-admin`,
     );
