@@ -12,10 +12,12 @@ import { MonitoringMetrics } from '../monitoring/monitoring-metrics.ts';
 import { TABLES, type TableDef } from '../monitoring/tables.ts';
 import {
   exponentialBackOff,
+  InMemoryAttemptStore,
   instanceIdFrom,
   kafkaOptionsFromConfig,
   systemClock,
   TransactionalWorker,
+  type AttemptStore,
   type BackOff,
   type Clock,
   type KafkaClientFactory,
@@ -49,6 +51,12 @@ export interface MonitoringAgentOptions {
   /** Hooks of the agent's worker (at least once: `beforeCommit` runs after every insert of the batch, before its offsets commit). */
   workerHooks?: WorkerHooks;
   clients?: KafkaClientFactory;
+  /**
+   * Where delivery attempts are counted, so `record_errors.max_deliveries` bounds a batch that keeps
+   * failing. Default: process-local, shared by the agent's successive workers; pass a started
+   * KafkaAttemptStore to bound it across restarts too.
+   */
+  attemptStore?: AttemptStore;
   clock?: Clock;
   /** Aborts a start that still waits for ClickHouse. */
   signal?: AbortSignal;
@@ -62,6 +70,8 @@ export interface MonitoringAgent {
   readonly clickhouseVersion: string;
   /** Outages recovered so far (each: consumer closed, ClickHouse reconnected, fresh consumer). */
   readonly outages: number;
+  /** Resolves true once the worker holds partitions (it consumes), false when it stops or fails first. */
+  whenConsuming(): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -116,6 +126,7 @@ class Agent implements MonitoringAgent {
   #recovering: Promise<void> | undefined;
   #inOutage = false;
   #outages = 0;
+  readonly #attempts: AttemptStore;
 
   constructor(
     private readonly config: HamstringConfig,
@@ -128,6 +139,7 @@ class Agent implements MonitoringAgent {
       o.reconnectBackOff ??
       exponentialBackOff({ initialMs: 250, multiplier: 2, maxIntervalMs: 10_000, jitter: 0.2 });
     this.#tables = o.tables ?? TABLES;
+    this.#attempts = o.attemptStore ?? new InMemoryAttemptStore();
     this.metrics = new MonitoringMetrics({ instance: instanceId });
     const connector = config.pipeline.monitoring.clickhouse_connector;
     const server = config.environment.monitoring.clickhouse_server;
@@ -163,6 +175,17 @@ class Agent implements MonitoringAgent {
   async start(): Promise<void> {
     this.#conn = await this.#connect();
     if (this.#conn) await this.#startWorker();
+  }
+
+  async whenConsuming(): Promise<boolean> {
+    // After a crash the group may wait out the dead members' sessions first (up to a minute).
+    while (!this.#stopping) {
+      const status = this.#worker?.status();
+      if (status?.state === 'failed') return false;
+      if (status?.ready === true) return true;
+      await this.#clock.sleep(100, this.#stopController.signal);
+    }
+    return false;
   }
 
   async stop(): Promise<void> {
@@ -203,7 +226,11 @@ class Agent implements MonitoringAgent {
       mode: 'at-least-once',
       kafka: kafkaOptionsFromConfig(this.config, { groupId, ...this.o.kafka }),
       batch: monitoringBatch(this.config),
-      recordErrors: { deadLetterTopic: () => deadLetterTopic },
+      recordErrors: {
+        deadLetterTopic: () => deadLetterTopic,
+        maxDeliveries: this.config.environment.record_errors.max_deliveries,
+      },
+      attemptStore: this.#attempts,
       log: this.#log,
       clock: this.#clock,
       ...(this.o.clients ? { clients: this.o.clients } : {}),

@@ -38,6 +38,12 @@ export const CONFIG_ENV_OVERRIDES: readonly ConfigOverrideSpec[] = [
     parse: positiveIntegerText,
   },
   {
+    variable: 'KAFKA_METADATA_REFRESH_INTERVAL_MS',
+    path: ['environment', 'kafka_consumer', 'metadata_refresh_interval_ms'],
+    expected: 'positive integer',
+    parse: positiveIntegerText,
+  },
+  {
     variable: 'KAFKA_BOOTSTRAP_SERVERS',
     path: ['environment', 'kafka_bootstrap_servers'],
     expected: BOOTSTRAP_SERVERS_EXPECTED,

@@ -35,6 +35,12 @@ const kafkaConsumerSchema = z
     max_poll_interval_ms: positiveInt(86_400_000).default(1_800_000),
     session_timeout_ms: positiveInt(3_600_000).default(45_000),
     heartbeat_interval_ms: positiveInt(3_600_000).default(3_000),
+    /**
+     * Metadata refresh of every Kafka client (librdkafka `topic.metadata.refresh.interval.ms`, whose
+     * own default is 5 minutes): partitions added to an input topic are consumed within about this
+     * long, and a deleted output topic is noticed as soon.
+     */
+    metadata_refresh_interval_ms: positiveInt(3_600_000).default(5_000),
     /** How long a normal offset commit retries transient coordinator errors. */
     commit_retry_timeout_seconds: positiveNumber().default(30),
     /** `consumer` is the KIP-848 protocol: the broker assigns, session and heartbeat are broker-side. */

@@ -31,6 +31,7 @@ const stageRecordErrorsSchema = z.strictObject({
   non_retryable_kinds: z.array(nonEmptyString()).optional(),
   /** Full dead-letter topic name for every input topic of the stage (default `<input>.DLT`). */
   dead_letter_topic: topicName().optional(),
+  dead_letters: z.boolean().optional(),
   max_deliveries: positiveInt().optional(),
   processing_timeout_ms: positiveInt().optional(),
 });
@@ -48,6 +49,15 @@ export const recordErrorsSchema = z.strictObject({
   /** Error kinds (an error's `kind`, else its class name) never retried; `decode` always is. */
   non_retryable_kinds: z.array(nonEmptyString()).default(['decode', 'validation', 'non-retryable']),
   dead_letter_suffix: nonEmptyString().default('.DLT'),
+  /** false: a record that would be dead-lettered stops the worker instead, naming record and reason. */
+  dead_letters: z.boolean().default(true),
+  /**
+   * Retry and dead-letter topics are created at start with the input's partition count (false: only
+   * checked, and a missing one stops the worker at start, naming it).
+   */
+  create_topics: z.boolean().default(true),
+  /** Replication of the topics the runtime creates; omitted: the broker's default.replication.factor. */
+  topic_replication_factor: positiveInt().optional(),
   dead_letter_limit: z
     .strictObject({
       /** Stop when more than this share of the last `window` records were dead-lettered. */

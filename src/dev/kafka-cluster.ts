@@ -136,14 +136,17 @@ export class LocalKafkaCluster {
 
   /**
    * The cluster described by the state file in `dataDir`, or undefined when there is no state
-   * file or none of its node processes is alive. Does not wait for readiness.
+   * file or none of its node processes is alive (`includeDown`: even then, so that the only node
+   * of a 1-node cluster killed with `dev kafka kill` can be started again; `dev kafka stop` removes
+   * the state file, so a stopped cluster still needs `dev kafka start`). Does not wait for readiness.
    */
-  static attach(dataDir: string): LocalKafkaCluster | undefined {
+  static attach(dataDir: string, opts: { includeDown?: boolean } = {}): LocalKafkaCluster | undefined {
     const dir = resolveDataDir(dataDir);
     const running = readStateFile(kafkaRunningFile(dir), kafkaRunningStateSchema);
     const layout = readStateFile(kafkaLayoutFile(dir), kafkaLayoutSchema);
     if (!running || !layout) return undefined;
     const cluster = new LocalKafkaCluster(dir, layout, true);
+    if (opts.includeDown) return cluster;
     return cluster.nodeIds().some((id) => cluster.isNodeRunning(id)) ? cluster : undefined;
   }
 

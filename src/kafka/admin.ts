@@ -30,6 +30,10 @@ export interface AdminPort {
   describeGroup(groupId: string, timeoutMs?: number): Promise<GroupState>;
   /** Committed offsets of a group (next offset to read; < 0 when none), per partition of the given topics. */
   groupOffsets(groupId: string, topics: string[], timeoutMs?: number): Promise<TopicPartitionOffset[]>;
+  /** Grows a topic to `partitions` partitions in total. */
+  createPartitions(topic: string, partitions: number, timeoutMs?: number): Promise<void>;
+  /** Partition count of each topic from the cluster's metadata (a missing topic is absent). */
+  partitionCounts(topics: readonly string[], timeoutMs?: number): Promise<Map<string, number>>;
   /** Low and high watermark per partition of a topic. */
   watermarks(topic: string, timeoutMs?: number): Promise<{ partition: number; low: number; high: number }[]>;
   close(): void;
@@ -79,6 +83,19 @@ export function createAdmin(bootstrapServers: string, clientId = 'hamstring-admi
     async deleteTopics(topics, timeoutMs = 30_000) {
       for (const t of topics)
         await call<void>((cb) => admin.deleteTopic(t, timeoutMs, (err) => cb(err, undefined)));
+    },
+    async createPartitions(topic, partitions, timeoutMs = 30_000) {
+      await call<void>((cb) =>
+        admin.createPartitions(topic, partitions, timeoutMs, (err) => cb(err, undefined)),
+      );
+    },
+    async partitionCounts(topics, timeoutMs = 10_000) {
+      await metadata();
+      const md = await call<Kafka.Metadata>((cb) => {
+        metadataClient.getMetadata({ timeout: timeoutMs }, cb);
+      });
+      const wanted = new Set(topics);
+      return new Map(md.topics.filter((t) => wanted.has(t.name)).map((t) => [t.name, t.partitions.length]));
     },
     async listTopics(timeoutMs = 10_000) {
       return call<string[]>((cb) => admin.listTopics({ timeout: timeoutMs }, cb as never));

@@ -1,41 +1,9 @@
-import { code } from './error-codes.ts';
+import { code, codeName } from './error-codes.ts';
+import { decisionOf } from './error-table.ts';
 import { KafkaError, type ErrorKind, type KafkaOperation, type RawKafkaError } from './kafka-error.ts';
 
-const MEMBERSHIP = new Set(
-  [
-    'UNKNOWN_MEMBER_ID',
-    'ILLEGAL_GENERATION',
-    'REBALANCE_IN_PROGRESS',
-    'FENCED_INSTANCE_ID',
-    'UNRELEASED_INSTANCE_ID',
-    // KIP-848 consumer protocol equivalents of an expired generation.
-    'FENCED_MEMBER_EPOCH',
-    'STALE_MEMBER_EPOCH',
-    '_MAX_POLL_EXCEEDED',
-    '_ASSIGNMENT_LOST',
-  ].map(code),
-);
-
-// INVALID_PRODUCER_EPOCH is not here: since KIP-360 librdkafka reports it (e.g. after a transaction
-// timeout) as abortable and bumps the epoch itself; only these mean a newer instance took the id.
-const FENCED = new Set(['_FENCED', 'PRODUCER_FENCED', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED'].map(code));
-
-const TRANSPORT = new Set(
-  [
-    '_TIMED_OUT',
-    '_MSG_TIMED_OUT',
-    '_TIMED_OUT_QUEUE',
-    '_TRANSPORT',
-    '_RESOLVE',
-    '_ALL_BROKERS_DOWN',
-    'REQUEST_TIMED_OUT',
-    'NETWORK_EXCEPTION',
-  ].map(code),
-);
-
-const FATAL = code('_FATAL');
-
-const CONFIG = new Set(['_INVALID_ARG', '_NOT_CONFIGURED', '_UNKNOWN_TOPIC', '_UNKNOWN_PARTITION'].map(code));
+/** Kinds a code decides on its own, before librdkafka's flags: they hold whatever the flags say. */
+const DETERMINISTIC: ReadonlySet<ErrorKind> = new Set(['membership', 'fenced', 'authorization', 'refused']);
 
 /** Transactional calls whose retriable failures are retried in place (same call, same arguments). */
 const RETRY_IN_PLACE: ReadonlySet<KafkaOperation> = new Set([
@@ -47,16 +15,22 @@ const RETRY_IN_PLACE: ReadonlySet<KafkaOperation> = new Set([
   'committed',
 ]);
 
+/**
+ * The table (error-table.ts) decides per code; librdkafka's flags decide per occurrence. Order:
+ * 1. membership, fenced, authorization, refused by code. Membership wins over txnRequiresAbort:
+ *    send-offsets with an expired generation is abortable for librdkafka, but only a fresh consumer
+ *    (new generation) lets the redelivered batch commit. Refused wins too: a commit that failed
+ *    because one record was refused is abortable for librdkafka, but the record must be handled.
+ * 2. fatal, then txnRequiresAbort, then retriable on a call retried in place, by flags.
+ * 3. the code's own kind, then retriable by flag, then other.
+ */
 function kindOf(raw: RawKafkaError, errCode: number, operation: KafkaOperation): ErrorKind {
-  // Membership wins over txnRequiresAbort: send-offsets with an expired generation is abortable for
-  // librdkafka, but only a fresh consumer (new generation) lets the redelivered batch commit.
-  if (MEMBERSHIP.has(errCode)) return 'membership';
-  if (FENCED.has(errCode)) return 'fenced';
-  if (raw.isFatal === true || errCode === FATAL) return 'fatal';
+  const decided = decisionOf(codeName(errCode), operation);
+  if (decided !== undefined && decided !== 'by-flags' && DETERMINISTIC.has(decided)) return decided;
+  if (raw.isFatal === true || decided === 'fatal') return 'fatal';
   if (raw.isTxnRequiresAbort === true) return 'abortable';
   if (raw.isRetriable === true && RETRY_IN_PLACE.has(operation)) return 'retriable';
-  if (TRANSPORT.has(errCode)) return 'transport';
-  if (CONFIG.has(errCode)) return 'config';
+  if (decided !== undefined && decided !== 'by-flags' && decided !== 'other') return decided;
   if (raw.isRetriable === true) return 'retriable';
   return 'other';
 }

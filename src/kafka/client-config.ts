@@ -5,6 +5,12 @@ import { STATS_INTERVAL_MS } from './stranded-client.ts';
 export interface KafkaClientSettings {
   bootstrapServers: string;
   clientId: string;
+  /**
+   * How often the client refreshes topic metadata (`topic.metadata.refresh.interval.ms`): bounds how
+   * long partitions added to a subscribed topic stay unconsumed, and how soon a deleted output topic
+   * is noticed. Default DEFAULT_METADATA_REFRESH_INTERVAL_MS.
+   */
+  metadataRefreshIntervalMs?: number;
   /** Extra librdkafka properties, last word (tests and advanced users). */
   overrides?: Record<string, string | number | boolean>;
 }
@@ -31,6 +37,17 @@ export interface ProducerSettings extends KafkaClientSettings {
 }
 
 type Props = Record<string, string | number | boolean>;
+
+/**
+ * librdkafka refreshes metadata every 300 s by default, so partitions added to an input topic stayed
+ * unassigned for minutes while producers wrote to them. A few seconds costs one small Metadata
+ * request per client and interval (for the subscribed topics only, `topic.metadata.refresh.sparse`).
+ */
+export const DEFAULT_METADATA_REFRESH_INTERVAL_MS = 5_000;
+
+const metadataRefresh = (s: KafkaClientSettings): Props => ({
+  'topic.metadata.refresh.interval.ms': s.metadataRefreshIntervalMs ?? DEFAULT_METADATA_REFRESH_INTERVAL_MS,
+});
 
 export function consumerProperties(s: ConsumerSettings): Props {
   const props: Props = {
@@ -64,7 +81,7 @@ export function consumerProperties(s: ConsumerSettings): Props {
     props['session.timeout.ms'] = s.sessionTimeoutMs;
     props['heartbeat.interval.ms'] = s.heartbeatIntervalMs;
   }
-  return { ...props, ...clientDiagnostics(), ...s.overrides };
+  return { ...props, ...metadataRefresh(s), ...clientDiagnostics(), ...s.overrides };
 }
 
 /**
@@ -100,5 +117,5 @@ export function producerProperties(s: ProducerSettings): Props {
     // KAFKA-5477). Later retries still grow up to retry.backoff.max.ms.
     props['retry.backoff.ms'] = 2;
   }
-  return { ...props, ...clientDiagnostics(), ...s.overrides };
+  return { ...props, ...metadataRefresh(s), ...clientDiagnostics(), ...s.overrides };
 }

@@ -6,6 +6,7 @@ import { abandon } from './abandoned-clients.ts';
 import { attachDebugLog } from './debug-log.ts';
 import { strandedError, watchForStranding } from './stranded-client.ts';
 import { code } from './error-codes.ts';
+import { ConnectionWatch, type ConnectionProblem } from './connection-watch.ts';
 import type { KafkaError } from './kafka-error.ts';
 import {
   OFFSET_INVALID,
@@ -48,6 +49,8 @@ export interface ConsumerPort extends GroupMetadataSource {
   commitOffsets(offsets: TopicPartitionOffset[]): Promise<void>;
   /** Current position lag per partition: high watermark - position (from cached fetch state). */
   lag(): number | undefined;
+  /** Why the client cannot reach Kafka right now (since when, which address), if it cannot. */
+  connectionProblem?(): ConnectionProblem | undefined;
   /** Leaves the group and releases the client, bounded by `timeoutMs`. */
   close(timeoutMs: number): Promise<void>;
   readonly memberDescription: string;
@@ -117,7 +120,16 @@ export function createConsumer(
       if (native.isConnected()) onError(classifyKafkaError(e, 'consume'));
     }
   }
-  native.on('event.error', (e) => onError(classifyKafkaError(e, 'client')));
+  const connection = new ConnectionWatch({
+    bootstrapServers: settings.bootstrapServers,
+    clientId: settings.clientId,
+    log,
+  }).attach(native);
+  native.on('event.error', (e) => {
+    const err = classifyKafkaError(e, 'client');
+    connection.error(err);
+    onError(err);
+  });
   attachDebugLog(native, settings.clientId);
   watchForStranding(
     native,
@@ -219,6 +231,7 @@ export function createConsumer(
       }
       return known ? total : undefined;
     },
+    connectionProblem: () => connection.problem(),
     close(timeoutMs) {
       // Disconnecting a consumer that never connected crashes the native binding (segfault).
       if (closed || !connected) return Promise.resolve();

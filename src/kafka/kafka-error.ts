@@ -53,6 +53,20 @@ export interface RawKafkaError {
   isTxnRequiresAbort?: boolean;
 }
 
+/**
+ * The produced record an error is about: set on `refused` errors of produce and delivery, so the
+ * runtime can attribute them to the input record the output came from.
+ */
+export interface ProducedRecordRef {
+  topic: string;
+  /** Unknown (-1) when the client refused the record before a partition was chosen. */
+  partition: number;
+  /** Position of the record among those produced since the transaction began (0-based). */
+  index: number;
+  /** Size of key, value and headers in bytes. */
+  bytes: number;
+}
+
 /** A classified Kafka error. Created only by `classifyKafkaError`, so the kind is decided once. */
 export class KafkaError extends Error {
   override readonly name = 'KafkaError';
@@ -62,8 +76,21 @@ export class KafkaError extends Error {
     readonly operation: KafkaOperation,
     message: string,
     readonly flags: { fatal: boolean; retriable: boolean; txnRequiresAbort: boolean },
+    readonly record?: ProducedRecordRef,
   ) {
     super(message);
+  }
+
+  /** The same error about one produced record, its message naming the record. */
+  about(record: ProducedRecordRef, detail: string): KafkaError {
+    return new KafkaError(
+      this.kind,
+      this.code,
+      this.operation,
+      `${this.message}: ${detail}`,
+      this.flags,
+      record,
+    );
   }
 
   /** librdkafka's name without the `ERR_` prefix, e.g. `_MAX_POLL_EXCEEDED`. */
@@ -79,6 +106,7 @@ export class KafkaError extends Error {
       operation: this.operation,
       message: this.message,
       ...this.flags,
+      ...(this.record ? { record: this.record } : {}),
     };
   }
 }

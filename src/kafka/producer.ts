@@ -6,6 +6,7 @@ import { abandon } from './abandoned-clients.ts';
 import { attachDebugLog } from './debug-log.ts';
 import { strandedError, watchForStranding } from './stranded-client.ts';
 import { code } from './error-codes.ts';
+import { ConnectionWatch, type ConnectionProblem } from './connection-watch.ts';
 import { KafkaError, type KafkaOperation } from './kafka-error.ts';
 import type { GroupMetadataSource } from './consumer.ts';
 import type { OutgoingRecord, TopicPartitionOffset } from './records.ts';
@@ -19,6 +20,13 @@ export interface DeliveryTally {
   failed: number;
 }
 
+/** Delivery outcome of the current transaction, with every record the broker refused. */
+export type TransactionTally = DeliveryTally & {
+  firstError?: KafkaError;
+  /** Errors of kind `refused`, each naming its record (`KafkaError.record`), in delivery order. */
+  refused: KafkaError[];
+};
+
 /**
  * A producer. Transactional when `transactionalId` is set: one transaction at a time, every native
  * transactional call bounded by `apiTimeoutMs` (librdkafka's own timeout plus a JS guard, so a
@@ -28,7 +36,11 @@ export interface ProducerPort {
   connect(timeoutMs: number): Promise<void>;
   initTransactions(): Promise<void>;
   beginTransaction(): Promise<void>;
-  /** Queues a record; resolves when queued (not delivered). Waits when the local queue is full. */
+  /**
+   * Queues a record; resolves when queued (not delivered). Waits when the local queue is full. A
+   * record the client refuses (larger than `message.max.bytes`, ...) throws a `refused` KafkaError
+   * naming it (`record.index` counts the records produced since beginTransaction).
+   */
   produce(record: OutgoingRecord): Promise<void>;
   sendOffsets(offsets: TopicPartitionOffset[], consumer: GroupMetadataSource): Promise<void>;
   commitTransaction(): Promise<void>;
@@ -36,16 +48,46 @@ export interface ProducerPort {
   /** Non-transactional use: waits until every queued record is delivered or failed. */
   flush(timeoutMs: number): Promise<void>;
   /** Counts since the last beginTransaction (or creation), and the first delivery error seen. */
-  tally(): DeliveryTally & { firstError?: KafkaError };
+  tally(): TransactionTally;
+  /** Why the client cannot reach Kafka right now (since when, which address), if it cannot. */
+  connectionProblem?(): ConnectionProblem | undefined;
+  /**
+   * Resolves true once no native transactional call is pending (a commit or abort whose JS guard
+   * gave up may still run in librdkafka; another call meanwhile fails with _CONFLICT), false when
+   * one still is after `timeoutMs`.
+   */
+  whenIdle?(timeoutMs: number): Promise<boolean>;
   close(timeoutMs: number): Promise<void>;
   readonly transactionalId: string | undefined;
 }
 
 const PURGE_QUEUE = code('_PURGE_QUEUE');
 const QUEUE_FULL = code('_QUEUE_FULL');
+const MSG_SIZE_TOO_LARGE = code('MSG_SIZE_TOO_LARGE');
+/** librdkafka's default `message.max.bytes`. */
+const DEFAULT_MESSAGE_MAX_BYTES = 1_000_000;
+
+/** What a produced record carries through librdkafka to its delivery report. */
+interface Opaque {
+  generation: number;
+  index: number;
+  bytes: number;
+}
+
+const size = (v: Buffer | string | null | undefined): number =>
+  v === null || v === undefined ? 0 : Buffer.isBuffer(v) ? v.length : Buffer.byteLength(v);
+
+/** Bytes of key, value and headers: what the size limits count, without the batch overhead. */
+export function producedBytes(r: OutgoingRecord): number {
+  let n = size(r.key) + size(r.value);
+  for (const [k, v] of Object.entries(r.headers ?? {})) n += Buffer.byteLength(k) + size(v);
+  return n;
+}
 
 export function createProducer(settings: ProducerSettings, log: Logger): ProducerPort {
-  const native = new Kafka.Producer(producerProperties(settings));
+  const properties = producerProperties(settings);
+  const native = new Kafka.Producer(properties);
+  const messageMaxBytes = Number(properties['message.max.bytes'] ?? DEFAULT_MESSAGE_MAX_BYTES);
   attachDebugLog(native, settings.clientId);
   // Set when the client has forgotten every broker: its calls fail at once instead of timing out.
   let stranded: KafkaError | undefined;
@@ -58,12 +100,7 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
     for (const finish of [...waiting]) finish(stranded);
   });
   const apiTimeoutMs = settings.apiTimeoutMs;
-  let tally: DeliveryTally & { firstError?: KafkaError } = {
-    produced: 0,
-    delivered: 0,
-    purged: 0,
-    failed: 0,
-  };
+  let tally: TransactionTally = { produced: 0, delivered: 0, purged: 0, failed: 0, refused: [] };
   let generation = 0;
   let closed = false;
   // Native calls whose callback has not come yet. librdkafka can block forever inside one (seen:
@@ -73,12 +110,37 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
 
   native.on('delivery-report', (err, report) => {
     // Reports of a previous transaction can arrive after a new one began; they belong to the old tally.
-    const own = (report.opaque as number | undefined) === generation;
+    const opaque = report.opaque as Opaque | undefined;
+    const own = opaque?.generation === generation;
     if (!err) {
       if (own) tally.delivered += 1;
       return;
     }
-    const e = classifyKafkaError(err, 'delivery');
+    let e = classifyKafkaError(err, 'delivery');
+    if (e.kind === 'refused' && opaque) {
+      const ref = {
+        topic: report.topic,
+        partition: report.partition,
+        index: opaque.index,
+        bytes: opaque.bytes,
+      };
+      // The broker checks whole record batches: neighbours of an oversized record are refused with it.
+      const why =
+        e.code === MSG_SIZE_TOO_LARGE
+          ? "; it or a record batched with it exceeds the topic's max.message.bytes"
+          : '';
+      e = e.about(
+        ref,
+        `the broker refused record ${ref.index} of the transaction for ${ref.topic}/${ref.partition} (${ref.bytes} bytes${why})`,
+      );
+      if (own) tally.refused.push(e);
+    } else if ((e.kind === 'config' || e.kind === 'authorization') && opaque) {
+      // A topic deleted while the worker runs, or one it may not write: name it.
+      e = e.about(
+        { topic: report.topic, partition: report.partition, index: opaque.index, bytes: opaque.bytes },
+        `producing to topic ${report.topic}`,
+      );
+    }
     if (e.code === PURGE_QUEUE) {
       if (own) tally.purged += 1;
       return;
@@ -99,9 +161,14 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
         'kafka: delivery failed',
       );
   });
+  const connection = new ConnectionWatch({
+    bootstrapServers: settings.bootstrapServers,
+    clientId: settings.clientId,
+    log,
+  }).attach(native);
   native.on('event.error', (e) => {
     const err = classifyKafkaError(e, 'client');
-    log.debug({ err: err.toLog() }, 'kafka: producer client error');
+    if (!connection.error(err)) log.debug({ err: err.toLog() }, 'kafka: producer client error');
   });
 
   /**
@@ -155,7 +222,7 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
     initTransactions: () => bounded('init-transactions', (t, cb) => native.initTransactions(t, cb)),
     beginTransaction() {
       generation += 1;
-      tally = { produced: 0, delivered: 0, purged: 0, failed: 0 };
+      tally = { produced: 0, delivered: 0, purged: 0, failed: 0, refused: [] };
       return bounded('begin-transaction', (_t, cb) => native.beginTransaction(cb));
     },
     async produce(record) {
@@ -164,6 +231,7 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
             [k]: typeof v === 'string' ? Buffer.from(v) : v,
           }))
         : undefined;
+      const opaque: Opaque = { generation, index: tally.produced, bytes: producedBytes(record) };
       for (let attempt = 0; ; attempt += 1) {
         try {
           native.produce(
@@ -172,13 +240,24 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
             toBuf(record.value),
             toBuf(record.key),
             record.timestamp ?? null,
-            generation,
+            opaque,
             headers,
           );
           tally.produced += 1;
           return;
         } catch (e) {
           const err = classifyKafkaError(e, 'produce');
+          if (err.kind === 'refused') {
+            const ref = { topic: record.topic, partition: record.partition ?? -1, ...opaque };
+            const why =
+              err.code === MSG_SIZE_TOO_LARGE
+                ? `, larger than the producer's message.max.bytes (${messageMaxBytes})`
+                : '';
+            throw err.about(
+              { topic: ref.topic, partition: ref.partition, index: ref.index, bytes: ref.bytes },
+              `the client refused record ${ref.index} of the transaction for topic ${ref.topic} (${ref.bytes} bytes${why})`,
+            );
+          }
           if (err.code !== QUEUE_FULL || attempt > 2_000) throw err;
           // The local queue drains as deliveries complete; wait instead of failing the transaction.
           await new Promise((r) => setTimeout(r, 5));
@@ -192,7 +271,13 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
     commitTransaction: () => bounded('commit-transaction', (t, cb) => native.commitTransaction(t, cb)),
     abortTransaction: () => bounded('abort-transaction', (t, cb) => native.abortTransaction(t, cb)),
     flush: (timeoutMs) => settled('produce', (finish) => native.flush(timeoutMs, finish)),
-    tally: () => ({ ...tally }),
+    tally: () => ({ ...tally, refused: [...tally.refused] }),
+    connectionProblem: () => connection.problem(),
+    async whenIdle(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      while (pending > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      return pending === 0;
+    },
     close(timeoutMs) {
       if (closed) return Promise.resolve();
       closed = true;

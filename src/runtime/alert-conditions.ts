@@ -1,11 +1,18 @@
 import type { Clock } from './clock.ts';
 
-/** The seed's four operational alert conditions. */
-export type AlertCondition =
-  | 'max_poll_exceeded_or_unknown_member'
-  | 'repeated_recovery_after_revoke'
-  | 'aborts_while_lag_grows'
-  | 'no_commit_while_input_arrives';
+/**
+ * The seed's four operational alert conditions, and a partition of a subscribed topic that no member
+ * of the group owns for longer than `unownedMs` (new partitions nobody picked up, a stuck rebalance).
+ */
+export const ALERT_CONDITIONS = [
+  'max_poll_exceeded_or_unknown_member',
+  'repeated_recovery_after_revoke',
+  'aborts_while_lag_grows',
+  'no_commit_while_input_arrives',
+  'partition_unowned',
+] as const;
+
+export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
 
 export interface AlertOptions {
   /** How far back events count. */
@@ -14,12 +21,15 @@ export interface AlertOptions {
   repeatedRecoveries: number;
   /** How long without a commit, while input arrives, before alerting. */
   stallMs: number;
+  /** How long a partition of a subscribed topic may stay without an owner. Default 30 s. */
+  unownedMs?: number;
 }
 
 export const defaultAlertOptions: AlertOptions = {
   windowMs: 5 * 60_000,
   repeatedRecoveries: 3,
   stallMs: 60_000,
+  unownedMs: 30_000,
 };
 
 /**
@@ -34,6 +44,8 @@ export class AlertConditions {
   #lagSamples: { at: number; lag: number }[] = [];
   #lastCommitAt: number;
   #consumedSinceCommit = 0;
+  /** `tpKey` -> when it was first seen without an owner (consecutive observations). */
+  #unownedSince = new Map<string, number>();
 
   constructor(
     private readonly clock: Clock,
@@ -65,6 +77,23 @@ export class AlertConditions {
   lag(lag: number): void {
     this.#lagSamples.push({ at: this.clock.now(), lag });
   }
+  /**
+   * One observation of the group's coverage: every partition of the subscribed topics (from
+   * metadata) and the partitions some member owns (from the group's assignment), as `tpKey`s.
+   */
+  coverage(expected: readonly string[], owned: readonly string[]): void {
+    const now = this.clock.now();
+    const ownedSet = new Set(owned);
+    this.#unownedSince = new Map(
+      expected.filter((tp) => !ownedSet.has(tp)).map((tp) => [tp, this.#unownedSince.get(tp) ?? now]),
+    );
+  }
+  /** Partitions without an owner for longer than the bound, for the health detail. */
+  unowned(): string[] {
+    const bound = this.opts.unownedMs ?? defaultAlertOptions.unownedMs!;
+    const now = this.clock.now();
+    return [...this.#unownedSince].filter(([, since]) => now - since >= bound).map(([tp]) => tp);
+  }
 
   /** The conditions that hold now. */
   active(): AlertCondition[] {
@@ -86,6 +115,7 @@ export class AlertConditions {
     if (this.#consumedSinceCommit > 0 && now - this.#lastCommitAt >= this.opts.stallMs) {
       out.push('no_commit_while_input_arrives');
     }
+    if (this.unowned().length > 0) out.push('partition_unowned');
     return out;
   }
 }

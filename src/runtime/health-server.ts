@@ -39,13 +39,17 @@ export interface WorkerHealth {
   lastCommitAt: string | null;
   alerts: WorkerStatus['alerts'];
   failure?: string;
+  /** Why it is not ready: failed with which reason, reconnecting to which address since when, ... */
+  notReady?: string;
+  /** Partitions of its subscribed topics nobody has owned for longer than the alert bound. */
+  unowned?: string[];
 }
 
 /**
  * Serves the process's probes and metrics over HTTP:
  * - `GET /livez`: 200 when every worker is live (none failed, none stuck), else 503.
  * - `GET /readyz`: 200 when there is at least one worker and every worker is ready (assigned and
- *   running), else 503.
+ *   running), else 503; a worker that is not says why in `notReady`.
  *   Both answer `{ ok, workers: WorkerHealth[] }`.
  * - `GET /metrics`: every worker's registry in one Prometheus exposition. Series stay apart through
  *   each registry's `stage` and `instance` default labels.
@@ -122,6 +126,8 @@ function toHealth(s: WorkerStatus): WorkerHealth {
     lastCommitAt: s.lastCommitAt === undefined ? null : new Date(s.lastCommitAt).toISOString(),
     alerts: s.alerts,
     ...(s.failure !== undefined ? { failure: s.failure } : {}),
+    ...(s.notReady !== undefined ? { notReady: s.notReady } : {}),
+    ...(s.unowned !== undefined ? { unowned: s.unowned } : {}),
   };
 }
 

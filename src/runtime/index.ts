@@ -22,6 +22,7 @@ export type { WorkerHost } from './worker-host.ts';
 export { KafkaAttemptStore } from './delivery-attempts/kafka-attempt-store.ts';
 export type { KafkaAttemptStoreOptions } from './delivery-attempts/kafka-attempt-store.ts';
 export type { AttemptStore, DeliveryMarker } from './delivery-attempts/attempt-store.ts';
+export { InMemoryAttemptStore } from './delivery-attempts/in-memory-attempt-store.ts';
 export { startHealthServer } from './health-server.ts';
 export type { HealthServer, HealthServerOptions } from './health-server.ts';
 export { ThreadPool } from './thread-pool.ts';

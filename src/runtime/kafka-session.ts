@@ -3,6 +3,7 @@ import { createConsumer, type ConsumerPort } from '../kafka/consumer.ts';
 import { createProducer, type ProducerPort } from '../kafka/producer.ts';
 import { classifyKafkaError } from '../kafka/classify.ts';
 import type { KafkaError, KafkaOperation } from '../kafka/kafka-error.ts';
+import type { ConnectionProblem } from '../kafka/connection-watch.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { AssignmentEpochs } from './assignment-epochs.ts';
 import type { BackOff } from './backoff.ts';
@@ -67,8 +68,38 @@ export class KafkaSession {
   /** The consumer being connected, before it becomes `#consumer`. */
   #starting: ConsumerPort | undefined;
   #consumerSeq = 0;
+  /** The producer being connected, before it becomes `#producer`: its connection problem is news. */
+  #connecting: ProducerPort | undefined;
+  /** The last connection problem a client reported that no success has cleared yet. */
+  #lastProblem: ConnectionProblem | undefined;
+  /** The reconnect loop, while it runs. */
+  #reconnecting: { since: number; attempt: number; lastError?: string } | undefined;
 
   constructor(private readonly d: SessionDeps) {}
+
+  /** A problem found before any client connects (the start's pre-flight check); cleared by a connected producer. */
+  noteConnectionProblem(problem: ConnectionProblem): void {
+    this.#lastProblem ??= problem;
+  }
+
+  /**
+   * Why the clients cannot reach Kafka, if they cannot: the problem a client sees now (address,
+   * since when, librdkafka's words), and the reconnect loop's attempt and last error.
+   */
+  connectivity(): {
+    connection?: ConnectionProblem;
+    reconnecting?: { since: number; attempt: number; lastError?: string };
+  } {
+    const connection =
+      this.#connecting?.connectionProblem?.() ??
+      this.#producer?.connectionProblem?.() ??
+      this.#consumer?.connectionProblem?.() ??
+      this.#lastProblem;
+    return {
+      ...(connection ? { connection } : {}),
+      ...(this.#reconnecting ? { reconnecting: { ...this.#reconnecting } } : {}),
+    };
+  }
 
   get producer(): ProducerPort {
     if (!this.#producer) throw new Error('producer not started');
@@ -126,18 +157,26 @@ export class KafkaSession {
         transactionTimeoutMs: k.transactionTimeoutMs,
         messageTimeoutMs: k.messageTimeoutMs,
         apiTimeoutMs: k.apiTimeoutMs,
+        ...(k.metadataRefreshIntervalMs !== undefined
+          ? { metadataRefreshIntervalMs: k.metadataRefreshIntervalMs }
+          : {}),
         overrides: k.producerOverrides,
       },
       this.d.log,
     );
+    this.#connecting = producer;
     try {
       await producer.connect(k.apiTimeoutMs);
       if (this.d.transactionalId !== undefined)
         await this.retryInPlace('init-transactions', () => producer.initTransactions());
     } catch (e) {
+      this.#lastProblem = producer.connectionProblem?.() ?? this.#lastProblem;
       await producer.close(1_000);
       throw e;
+    } finally {
+      this.#connecting = undefined;
     }
+    this.#lastProblem = undefined;
     this.#producer = producer;
   }
 
@@ -169,6 +208,9 @@ export class KafkaSession {
         maxPollIntervalMs: k.maxPollIntervalMs,
         isolation: 'read_committed',
         autoOffsetReset: 'earliest',
+        ...(k.metadataRefreshIntervalMs !== undefined
+          ? { metadataRefreshIntervalMs: k.metadataRefreshIntervalMs }
+          : {}),
         overrides: k.consumerOverrides,
       },
       {
@@ -235,16 +277,24 @@ export class KafkaSession {
     await this.closeConsumer();
     await this.closeProducer();
     const started = this.d.clock.now();
+    const reconnecting: { since: number; attempt: number; lastError?: string } = {
+      since: started,
+      attempt: 0,
+    };
+    this.#reconnecting = reconnecting;
     for (let attempt = 1; !this.d.isStopping(); attempt += 1) {
       this.d.metrics.reconnectAttempts.inc();
       this.d.onReconnectAttempt();
+      reconnecting.attempt = attempt;
       try {
         await this.startProducer();
         await this.startConsumer();
+        this.#reconnecting = undefined;
         this.d.log.warn({ attempt, downMs: this.d.clock.now() - started }, 'kafka: reconnected');
         return;
       } catch (e) {
         const err = e instanceof RetriesExhausted ? e.cause : classifyKafkaError(e, 'connect');
+        reconnecting.lastError = `${err.codeName}: ${err.message}`;
         await this.closeProducer();
         await this.closeConsumer();
         const plan = planRecovery(err, {
@@ -253,7 +303,10 @@ export class KafkaSession {
           recentFatal: 0,
           fatalLimit: 0,
         });
-        if (plan.type === 'stop') throw new ReconnectStopped(plan.reason, err);
+        if (plan.type === 'stop') {
+          this.#reconnecting = undefined;
+          throw new ReconnectStopped(plan.reason, err);
+        }
         const delay = this.d.reconnectBackOff(attempt, this.d.clock.now() - started) ?? 30_000;
         this.d.log.warn(
           { attempt, delayMs: delay, err: err.toLog(), downMs: this.d.clock.now() - started },
@@ -262,6 +315,7 @@ export class KafkaSession {
         await this.d.clock.sleep(delay);
       }
     }
+    this.#reconnecting = undefined;
   }
 
   async close(): Promise<void> {

@@ -21,6 +21,12 @@ export interface RecordErrorPolicy {
   processingTimeoutMs: number;
   /** Non-blocking retries through `<topic>-retry-<n>` instead of in-place back-off (gives up order). */
   retryTopics?: RetryTopics;
+  /** false: a record that would be dead-lettered stops the worker instead. Default true. */
+  deadLetters?: boolean;
+  /** Retry and dead-letter topics are created at start (false: only checked). Default true. */
+  createTopics?: boolean;
+  /** Replication of topics the runtime creates; default the broker's default.replication.factor. */
+  topicReplicationFactor?: number;
 }
 
 export const defaultRecordErrorPolicy: RecordErrorPolicy = {
@@ -48,13 +54,25 @@ export function errorKindOf(error: unknown): string {
   return typeof error;
 }
 
+/**
+ * The classification kind of a failure, for the dead letter's `error.kind` header and metrics: the
+ * error's own `kind` (a KafkaError's kind, `decode`, `validation`, ...), else `processing` (an
+ * exception thrown by the stage's code). Unlike `errorKindOf` it never answers with a class name,
+ * which the dead letter carries separately.
+ */
+export function failureKind(error: unknown): string {
+  const kind = typeof error === 'object' && error !== null ? (error as { kind?: unknown }).kind : undefined;
+  return typeof kind === 'string' ? kind : 'processing';
+}
+
 /** Retry unless the error says it is not retryable or its kind is configured as non-retryable. */
 export function isRetryable(
   error: unknown,
   policy: Pick<RecordErrorPolicy, 'nonRetryableKinds'>,
   stageOverride?: (e: unknown) => boolean,
 ): boolean {
-  if (errorKindOf(error) === 'decode') return false;
+  // A record Kafka refused (too large, invalid) is refused again: the same bytes, the same answer.
+  if (errorKindOf(error) === 'decode' || errorKindOf(error) === 'refused') return false;
   if (stageOverride) return stageOverride(error);
   if (typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === false)
     return false;

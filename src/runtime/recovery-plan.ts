@@ -68,7 +68,7 @@ export interface RecoveryContext {
   recentFatal: number;
   /** Above this many fatal errors in a minute, recreating the producer is not helping: stop. */
   fatalLimit: number;
-  /** Errors of kind `other` identical to this one within the window, including this one. */
+  /** Errors of kind `other` (or untraceable `refused`) identical to this one within the window, including this one. */
   recentOther?: number;
   /** Above this many identical `other` errors in the window, rewinding is not helping: stop. */
   otherLimit?: number;
@@ -186,7 +186,13 @@ function planAbortFailure(err: KafkaError, ctx: RecoveryContext): RecoveryPlan {
   // The failed producer is closed in every case; the steps say what replaces it.
   const fatal = unrecoverable(err, ['close-producer']);
   if (fatal) return { ...fatal, abortFirst: false };
-  if (ctx.stopping) return plan({ type: 'close-producer' }, ['close-producer'], { abortFirst: false });
+  // Stopping: a new producer with the same transactional id makes the coordinator abort the open
+  // transaction at once (init fences the old epoch); closing alone would leave it open, holding
+  // read_committed readers back, until transaction.timeout.ms.
+  if (ctx.stopping)
+    return plan({ type: 'close-producer' }, ['close-producer', 'start-producer', 'close-producer'], {
+      abortFirst: false,
+    });
   if (err.kind === 'transport') return reconnect();
   return plan({ type: 'recreate-producer', why: 'abort-failed' }, ['close-producer', 'start-producer'], {
     abortFirst: false,
@@ -207,8 +213,15 @@ function planLoop(err: KafkaError, ctx: RecoveryContext): RecoveryPlan {
     case 'abortable':
       return rewind();
     case 'refused':
-      // The single place where a refused record will be attributed to its input record (dead letter
-      // or retry of that record alone); until then the batch is aborted and fetched again.
+      // A refusal traced to its input record never gets here: the record takes the record-error
+      // path (dead letter or stop). This one could not be traced (an output without a source in a
+      // batch of several records): the batch is fetched again, and the same refusal repeating means
+      // it never will commit.
+      if ((ctx.recentOther ?? 1) > (ctx.otherLimit ?? Infinity))
+        return stop(
+          `Kafka refused the same output ${ctx.recentOther} times within the window and it cannot be traced to ` +
+            `its input record (give the stage's outputs a source): ${describe(err)}`,
+        );
       return rewind();
     case 'other':
       if ((ctx.recentOther ?? 1) > (ctx.otherLimit ?? Infinity))

@@ -1,7 +1,7 @@
 import type { FetchedRecord, TopicPartition } from '../kafka/records.ts';
 import { tpKey } from '../kafka/records.ts';
 import type { FailureHistory, FailureTracker } from './failure-tracker.ts';
-import { errorKindOf, isRetryable, type RecordErrorPolicy } from './record-error-policy.ts';
+import { failureKind, isRetryable, type RecordErrorPolicy } from './record-error-policy.ts';
 import { forwardToRetry, retryOrigin } from './retry-topics.ts';
 import type { RecordFailure, RecordPosition, StageOutput } from './stage.ts';
 
@@ -81,7 +81,7 @@ export function planSettlement(args: {
         firstFailure: origin.firstFailure ?? args.now,
         lastFailure: args.now,
       };
-      deadLetters.push({ record, error: f.error, kind: errorKindOf(f.error), history });
+      deadLetters.push({ record, error: f.error, kind: failureKind(f.error), history });
       continue;
     }
     const history = args.tracker.fail(record, args.now);
@@ -89,7 +89,7 @@ export function planSettlement(args: {
       ? args.policy.backOff(history.attempts, args.now - history.firstFailure)
       : undefined;
     if (delay === undefined) {
-      deadLetters.push({ record, error: f.error, kind: errorKindOf(f.error), history });
+      deadLetters.push({ record, error: f.error, kind: failureKind(f.error), history });
       continue;
     }
     const k = tpKey(record);

@@ -44,6 +44,11 @@ export function recordErrorPolicyFromConfig(
     maxDeliveries: o.max_deliveries ?? re.max_deliveries,
     processingTimeoutMs: o.processing_timeout_ms ?? re.processing_timeout_ms,
     ...(retryTopics ? { retryTopics: { delaysMs: retryTopics.delays_ms } } : {}),
+    deadLetters: o.dead_letters ?? re.dead_letters,
+    createTopics: re.create_topics,
+    ...(re.topic_replication_factor !== undefined
+      ? { topicReplicationFactor: re.topic_replication_factor }
+      : {}),
   };
 }
 
@@ -71,6 +76,7 @@ export function kafkaOptionsFromConfig(
     sessionTimeoutMs: k.kafka_consumer.session_timeout_ms,
     heartbeatIntervalMs: k.kafka_consumer.heartbeat_interval_ms,
     maxPollIntervalMs: k.kafka_consumer.max_poll_interval_ms,
+    metadataRefreshIntervalMs: k.kafka_consumer.metadata_refresh_interval_ms,
     transactionTimeoutMs: k.kafka_producer.transaction_timeout_ms,
     messageTimeoutMs: k.kafka_producer.message_timeout_ms,
     apiTimeoutMs: Math.round(k.kafka_producer.transaction_api_timeout_seconds * 1000),

@@ -30,6 +30,8 @@ export interface WorkerKafkaOptions {
   apiTimeoutMs: number;
   /** At-least-once commits retry transient coordinator errors only this long (seed). */
   commitRetryTimeoutMs: number;
+  /** Metadata refresh of both clients: how soon new input partitions are consumed (default 5 s). */
+  metadataRefreshIntervalMs?: number;
   consumerOverrides?: Record<string, string | number | boolean>;
   producerOverrides?: Record<string, string | number | boolean>;
 }

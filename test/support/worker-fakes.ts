@@ -184,8 +184,8 @@ export class FakeProducer implements ProducerPort {
   flush(): Promise<void> {
     return Promise.resolve();
   }
-  tally(): DeliveryTally & { firstError?: KafkaError } {
-    return { produced: this.produced.length, delivered: 0, purged: 0, failed: 0 };
+  tally(): DeliveryTally & { firstError?: KafkaError; refused: KafkaError[] } {
+    return { produced: this.produced.length, delivered: 0, purged: 0, failed: 0, refused: [] };
   }
   close(): Promise<void> {
     this.closed = true;
@@ -214,6 +214,12 @@ export class FakeAdmin implements AdminPort {
   watermarks(): Promise<{ partition: number; low: number; high: number }[]> {
     return Promise.resolve([{ partition: 0, low: 0, high: 0 }]);
   }
+  createPartitions(): Promise<void> {
+    return Promise.resolve();
+  }
+  partitionCounts(topics: readonly string[]): Promise<Map<string, number>> {
+    return Promise.resolve(new Map(topics.filter((t) => this.topics.includes(t)).map((t) => [t, 1])));
+  }
   close(): void {
     this.closed = true;
   }
@@ -226,7 +232,11 @@ export class FakeKafka {
   /** Faults for the next producers, in creation order (applied when the producer is created). */
   readonly nextProducerFaults: FakeProducer['faults'][] = [];
 
-  constructor(readonly topic: FakeTopic) {}
+  /** `others`: further topics the cluster has (the stage's outputs), for the start-up checks. */
+  constructor(
+    readonly topic: FakeTopic,
+    readonly others: readonly string[] = [],
+  ) {}
 
   clients(): KafkaClientFactory {
     return {
@@ -241,7 +251,7 @@ export class FakeKafka {
         this.producers.push(p);
         return p;
       },
-      admin: () => new FakeAdmin([this.topic.topic]),
+      admin: () => new FakeAdmin([this.topic.topic, ...this.others]),
     };
   }
 }

@@ -25,7 +25,8 @@ export function kafkaNodeCommand(action: NodeAction): Command {
     async run({ values, io }) {
       const id = requiredIntOption(values, 'node', 1, 3);
       const dataDir = dataDirFrom(values, DEFAULT_KAFKA_DIR);
-      const cluster = LocalKafkaCluster.attach(dataDir);
+      // A killed node is started again even when it was the only one (nothing else runs then).
+      const cluster = LocalKafkaCluster.attach(dataDir, { includeDown: action === 'start-node' });
       if (!cluster) throw new Error(`Kafka in ${showPath(dataDir)} is not running`);
       if (!cluster.nodeIds().includes(id)) {
         throw new Error(`no node ${id}: the cluster has nodes ${cluster.nodeIds().join(', ')}`);

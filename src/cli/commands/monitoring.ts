@@ -19,7 +19,7 @@ export const monitoringRunCommand: Command = {
     'ClickHouse (environment.monitoring.clickhouse_server), committing offsets after the inserts.',
     'Creates the missing clickhouse_<table> topics and clickhouse_dlt first (--partitions, default 3;',
     '--replication-factor, default the broker default) unless --no-create-topics.',
-    'Prints one "monitoring agent ready" line once it consumes; stops gracefully on SIGTERM/SIGINT',
+    'Prints one "monitoring agent ready" line once it holds partitions; stops gracefully on SIGTERM/SIGINT',
     '(in-flight batch discarded uncommitted, consumer leaves the group). Logs go to stderr.',
     '--config        default $HAMSTRING_CONFIG, then ./config.yaml',
     '--database      ClickHouse database of the tables; default "default"',
@@ -71,7 +71,8 @@ export const monitoringRunCommand: Command = {
         ...(group !== undefined ? { groupId: group } : {}),
         signal: stop.signal,
       });
-      if (!stop.signal.aborted)
+      // "ready" means consuming: it holds partitions, not merely that the worker started.
+      if (!stop.signal.aborted && (await agent.whenConsuming()))
         io.out(
           `monitoring agent ready: instance ${instanceId}, kafka ${bootstrap}, clickhouse ${agent.clickhouseVersion}, topics ${prefix}*`,
         );

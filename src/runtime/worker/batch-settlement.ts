@@ -3,6 +3,7 @@ import { tpKey } from '../../kafka/records.ts';
 import { deadLetterOf } from '../dead-letter.ts';
 import { errorKindOf } from '../record-error-policy.ts';
 import { asOriginal } from '../retry-topics.ts';
+import { RefusedOutputs } from '../refused-outputs.ts';
 import { planSettlement, positionKey } from '../settlement.ts';
 import type { StageOutput } from '../stage.ts';
 import type { IsolatedResult } from './bisection.ts';
@@ -27,6 +28,8 @@ export async function settleBatch(
   result: IsolatedResult,
   poison: FetchedRecord[],
   epoch: number,
+  /** Settled again because Kafka refused outputs of these records: a second refusal is not traced again. */
+  refusedBefore = false,
 ): Promise<void> {
   const now = ctx.clock.now();
   const stage = ctx.stage;
@@ -53,6 +56,15 @@ export async function settleBatch(
     }
     outputs = again.outputs;
   }
+  if (ctx.policy.deadLetters === false && plan.deadLetters.length > 0) {
+    const x = plan.deadLetters[0]!;
+    fail(
+      ctx,
+      `record ${positionKey(x.record)} failed (${x.kind}) and record_errors.dead_letters is false: ` +
+        `${errorText(x.error)}; consumption stopped, nothing of this batch committed`,
+    );
+    return;
+  }
   const tripped = ctx.deadLetterLimit.record(plan.keep.map((r) => dead.has(positionKey(r))));
   if (tripped !== undefined) {
     fail(ctx, `dead-letter limit exceeded: ${tripped}; consumption stopped, nothing of this batch committed`);
@@ -61,11 +73,29 @@ export async function settleBatch(
   const deadLetters = plan.deadLetters.map((x) =>
     deadLetter(ctx, asOriginal(x.record), x.error, x.kind, x.history),
   );
-  if (
-    plan.keep.length > 0 &&
-    !(await d.committer.commit(plan.keep, epoch, outputs, [...deadLetters, ...plan.forwards]))
-  )
-    return;
+  let committed: boolean;
+  try {
+    committed =
+      plan.keep.length === 0 ||
+      (await d.committer.commit(plan.keep, epoch, outputs, [...deadLetters, ...plan.forwards]));
+  } catch (e) {
+    if (!(e instanceof RefusedOutputs) || refusedBefore) throw e;
+    // Untraceable: the loop's recovery rewinds, and stops when the same refusal keeps coming.
+    if (e.unattributed.length > 0 || e.failures.length === 0) throw e.unattributed[0] ?? e;
+    ctx.log.warn(
+      { event: 'refused', records: e.failures.map((f) => positionKey(f.record)), err: e.message },
+      'kafka: outputs refused; their input records take the record-error path',
+    );
+    const failed = new Set(e.failures.map((f) => positionKey(f.record)));
+    const theirs = (o: StageOutput) =>
+      records.length === 1 || (o.source !== undefined && failed.has(positionKey(o.source)));
+    const again = {
+      outputs: result.outputs.filter((o) => !theirs(o)),
+      failures: [...result.failures, ...e.failures],
+    };
+    return settleBatch(ctx, d, records, again, poison, epoch, true);
+  }
+  if (!committed) return;
   if (plan.forwards.length > 0) ctx.metrics.retries.inc({ error_kind: 'retry-topic' }, plan.forwards.length);
   for (const x of plan.deadLetters) ctx.metrics.deadLetters.inc({ error_kind: x.kind });
   for (const r of plan.keep) ctx.failures.forget(r);

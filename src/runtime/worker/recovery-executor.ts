@@ -44,7 +44,7 @@ export class RecoveryExecutor {
           : this.#fatal.count('fatal'),
       fatalLimit: ctx.o.fatalLimit,
       recentOther:
-        err.kind === 'other' && situation === 'loop'
+        (err.kind === 'other' || err.kind === 'refused') && situation === 'loop'
           ? this.#other.add(`${err.codeName}|${err.operation}|${err.message}`)
           : 0,
       otherLimit: ctx.o.otherErrorLimit.count,
@@ -239,6 +239,9 @@ export class RecoveryExecutor {
     );
     ctx.metrics.discardedOutputs.inc(tally.produced);
     try {
+      // A commit whose JS guard gave up may still run in librdkafka: an abort now fails with
+      // _CONFLICT (seen on shutdown, leaving the transaction open); wait for it, bounded.
+      await s.producer.whenIdle?.(ctx.o.kafka.apiTimeoutMs);
       await s.retryInPlace('abort-transaction', () => s.producer.abortTransaction());
       ctx.log.warn(
         { event: 'abort', reason, discardedOutputs: tally.produced, purged: s.producer.tally().purged },

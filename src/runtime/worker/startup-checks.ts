@@ -3,6 +3,7 @@ import { classifyKafkaError } from '../../kafka/classify.ts';
 import type { KafkaError } from '../../kafka/kafka-error.ts';
 import type { Clock } from '../clock.ts';
 import { retryTopicsOf } from '../retry-topics.ts';
+import { prepareOutputTopics } from '../topic-setup.ts';
 import type { RecordErrorPolicy } from '../record-error-policy.ts';
 import type { Stage } from '../stage.ts';
 
@@ -17,14 +18,17 @@ export interface StartupCheckDeps {
   stops(err: KafkaError): string | undefined;
   /** A topic created moments ago may not be in every broker's metadata yet. */
   graceMs?: number;
+  /** Dead-letter topics to create (or only check) before the first transaction; none when dead letters are off. */
+  deadLetters?: { topic(input: string): string; create: boolean; replicationFactor: number };
 }
 
 /**
  * Checks before the clients start; returns why the worker must not start, if it must not.
  * Missing input topics are a configuration error (a typo would otherwise leave the worker silently
- * unassigned). When Kafka cannot be asked, the check is skipped and the reconnect loop takes over.
+ * unassigned). When Kafka cannot be asked, the checks are skipped and the reconnect loop takes over.
  * Retry topics mirror their input topic's partition count; they are created here so a stage needs no
- * set-up.
+ * set-up. Declared outputs must exist and dead-letter topics are created (topic-setup.ts), so no
+ * transaction waits for a topic that is not there.
  */
 export async function runStartupChecks(d: StartupCheckDeps): Promise<string | undefined> {
   let missing: string[];
@@ -33,7 +37,8 @@ export async function runStartupChecks(d: StartupCheckDeps): Promise<string | un
   } catch (e) {
     const stop = d.stops(classifyKafkaError(e, 'admin'));
     if (stop !== undefined) return stop;
-    missing = [];
+    // Kafka cannot be asked: nothing else can be checked or created now either.
+    return undefined;
   }
   if (missing.length > 0)
     return (
@@ -42,12 +47,22 @@ export async function runStartupChecks(d: StartupCheckDeps): Promise<string | un
     );
   try {
     await ensureRetryTopics(d);
+    return await prepareOutputTopics(d.admin, {
+      stage: d.stage.name,
+      inputs: d.stage.inputTopics,
+      outputs: d.stage.outputTopics,
+      ...(d.deadLetters ? { deadLetterTopic: (t: string) => d.deadLetters!.topic(t) } : {}),
+      create: d.deadLetters?.create ?? true,
+      replicationFactor: d.deadLetters?.replicationFactor ?? -1,
+      bootstrapServers: d.bootstrapServers,
+      clock: d.clock,
+      ...(d.graceMs !== undefined ? { graceMs: d.graceMs } : {}),
+    });
   } catch (e) {
     const stop = d.stops(classifyKafkaError(e, 'admin'));
     if (stop !== undefined) return stop;
     throw e;
   }
-  return undefined;
 }
 
 async function missingInputTopics(d: StartupCheckDeps): Promise<string[]> {

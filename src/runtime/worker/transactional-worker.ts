@@ -1,3 +1,4 @@
+import { checkBootstrap } from '../../kafka/bootstrap-check.ts';
 import { classifyKafkaError } from '../../kafka/classify.ts';
 import type { TopicPartition } from '../../kafka/records.ts';
 import { tpKey } from '../../kafka/records.ts';
@@ -144,6 +145,8 @@ export class TransactionalWorker {
    */
   async start(opts: { loop?: boolean } = {}): Promise<void> {
     const ctx = this.#ctx;
+    // Fake clusters (tests on fakes) bring their own admin and have no address to check.
+    if (!ctx.o.clients?.admin) await this.#preflight();
     const stopped = await this.#startupChecks();
     if (stopped !== undefined) {
       fail(ctx, stopped);
@@ -173,6 +176,22 @@ export class TransactionalWorker {
     this.#running = this.#manual ? Promise.resolve() : this.#loop.run();
   }
 
+  /**
+   * Names an unreachable bootstrap address at once, with its cause (a name that does not resolve, a
+   * closed port): librdkafka says only "broker transport failure", and only after its retries. A
+   * diagnosis, not a gate: the clients connect and reconnect on their own either way.
+   */
+  async #preflight(): Promise<void> {
+    const bootstrap = this.#ctx.o.kafka.bootstrapServers;
+    for (const p of await checkBootstrap(bootstrap, 1_000)) {
+      this.#ctx.session.noteConnectionProblem({ ...p, since: this.#ctx.clock.now() });
+      this.log.warn(
+        { event: 'kafka-unreachable', address: p.address, code: p.code, reason: p.reason },
+        `kafka: bootstrap ${p.address} ${p.code === '_RESOLVE' ? 'does not resolve' : 'refuses connections'} (${p.code}): ${p.reason}`,
+      );
+    }
+  }
+
   async #startupChecks(): Promise<string | undefined> {
     const ctx = this.#ctx;
     const clients = ctx.o.clients?.admin ? ctx.o.clients : defaultClients;
@@ -184,6 +203,15 @@ export class TransactionalWorker {
         bootstrapServers: ctx.o.kafka.bootstrapServers,
         apiTimeoutMs: ctx.o.kafka.apiTimeoutMs,
         retryTopics: ctx.policy.retryTopics,
+        ...(ctx.policy.deadLetters === false
+          ? {}
+          : {
+              deadLetters: {
+                topic: (input: string) => ctx.policy.deadLetterTopic(input),
+                create: ctx.policy.createTopics ?? true,
+                replicationFactor: ctx.policy.topicReplicationFactor ?? -1,
+              },
+            }),
         clock: ctx.clock,
         stops: (err) => {
           const plan = this.#recovery.plan(err, 'start');

@@ -2,6 +2,9 @@ import { classifyKafkaError } from '../../kafka/classify.ts';
 import type { FetchedRecord, TopicPartition } from '../../kafka/records.ts';
 import { tpKey } from '../../kafka/records.ts';
 import { partitionsOf } from '../batch-offsets.ts';
+import type { AdminPort } from '../../kafka/admin.ts';
+import { adminGroupCoverage, observeCoverage, type GroupCoveragePort } from '../group-coverage.ts';
+import { defaultClients } from '../kafka-session.ts';
 import { AtLeastOnceCommitter } from './at-least-once-committer.ts';
 import { settleBatch } from './batch-settlement.ts';
 import { processIsolated, type IsolatedResult } from './bisection.ts';
@@ -12,6 +15,8 @@ import type { RecoveryExecutor } from './recovery-executor.ts';
 import { invokeStage } from './stage-invoker.ts';
 import { StaleBatch, byPosition, errorText, observe, type WorkerContext } from './worker-context.ts';
 
+const COVERAGE_INTERVAL_MS = 10_000;
+
 /**
  * The consume-process-produce loop. `step()` is one iteration and the recovery it needs, so a test
  * can drive the loop one step at a time on fake clients and a fake clock.
@@ -19,6 +24,8 @@ import { StaleBatch, byPosition, errorText, observe, type WorkerContext } from '
 export class WorkerLoop {
   readonly #committer: Committer;
   #lagSampledAt = 0;
+  /** Every partition of the subscription has an owner (alert `partition_unowned`); asked now and then. */
+  #coverage: { admin: AdminPort; port: GroupCoveragePort; at: number; busy: boolean } | undefined;
 
   constructor(
     private readonly ctx: WorkerContext,
@@ -55,6 +62,8 @@ export class WorkerLoop {
     );
     if (ctx.txnOpen) await this.recovery.abort('shutdown');
     await ctx.session.close();
+    this.#coverage?.admin.close();
+    this.#coverage = undefined;
     if (ctx.state !== 'failed') ctx.state = 'stopped';
     ctx.log.info({ event: 'stopped', state: ctx.state }, 'worker stopped');
   }
@@ -191,5 +200,36 @@ export class WorkerLoop {
       ctx.metrics.lag.set(lag);
       ctx.alerts.lag(lag);
     }
+    this.#sampleCoverage(now);
+  }
+
+  /**
+   * Compares the subscribed topics' partitions with the group's assignment every COVERAGE_INTERVAL_MS,
+   * off the loop's path (a slow or failing admin call never holds a batch back).
+   */
+  #sampleCoverage(now: number): void {
+    const ctx = this.ctx;
+    if (!this.#coverage) {
+      const admin = (ctx.o.clients?.admin ?? defaultClients.admin)(
+        ctx.o.kafka.bootstrapServers,
+        `${ctx.stage.name}-coverage`,
+      );
+      this.#coverage = {
+        admin,
+        port: adminGroupCoverage(admin, ctx.o.kafka.apiTimeoutMs),
+        at: 0,
+        busy: false,
+      };
+    }
+    const c = this.#coverage;
+    if (c.busy || now - c.at < COVERAGE_INTERVAL_MS) return;
+    c.at = now;
+    c.busy = true;
+    observeCoverage(c.port, ctx.groupId, ctx.stage.inputTopics)
+      .then(({ expected, owned }) => ctx.alerts.coverage(expected, owned))
+      .catch((e: unknown) => ctx.log.debug({ err: String(e) }, 'coverage check failed; tried again later'))
+      .finally(() => {
+        c.busy = false;
+      });
   }
 }

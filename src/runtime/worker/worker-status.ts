@@ -1,6 +1,7 @@
 import { stuckCallsExhaustPool, stuckNativeCalls } from '../../kafka/abandoned-clients.ts';
 import { tpKey } from '../../kafka/records.ts';
-import type { AlertCondition } from '../alert-conditions.ts';
+import { ALERT_CONDITIONS, type AlertCondition } from '../alert-conditions.ts';
+import { notReadyReason } from '../readiness-reason.ts';
 import type { WorkerContext, WorkerState } from './worker-context.ts';
 
 export type { WorkerState };
@@ -19,14 +20,11 @@ export interface WorkerStatus {
   committedTransactions: number;
   alerts: AlertCondition[];
   failure?: string;
+  /** Why the worker is not ready (failed with which reason, reconnecting to which address since when, ...). */
+  notReady?: string;
+  /** Partitions of the subscribed topics no group member has owned for longer than the alert bound. */
+  unowned?: string[];
 }
-
-const ALERTS: readonly AlertCondition[] = [
-  'max_poll_exceeded_or_unknown_member',
-  'repeated_recovery_after_revoke',
-  'aborts_while_lag_grows',
-  'no_commit_while_input_arrives',
-];
 
 /**
  * Liveness and readiness. Not live: failed (stopped with a reason), a loop that has not turned for
@@ -42,10 +40,21 @@ export class WorkerStatusReporter {
     const now = ctx.clock.now();
     const liveWindow = Math.max(ctx.o.kafka.maxPollIntervalMs, 60_000);
     const alerts = ctx.alerts.active();
-    for (const c of ALERTS) ctx.metrics.alert.set({ condition: c }, alerts.includes(c) ? 1 : 0);
+    for (const c of ALERT_CONDITIONS) ctx.metrics.alert.set({ condition: c }, alerts.includes(c) ? 1 : 0);
     const ready = ctx.state === 'running' && ctx.session.hasConsumer && ctx.epochs.assigned().length > 0;
     const stuck = stuckCallsExhaustPool() ? this.#reportStuck() : undefined;
     ctx.metrics.up.set(ready ? 1 : 0);
+    const unowned = ctx.alerts.unowned();
+    const notReady = ready
+      ? undefined
+      : notReadyReason({
+          state: ctx.state,
+          ...(ctx.failure !== undefined ? { failure: ctx.failure } : {}),
+          hasConsumer: ctx.session.hasConsumer,
+          assigned: ctx.epochs.assigned().length,
+          ...ctx.session.connectivity(),
+          unowned,
+        });
     return {
       stage: ctx.stage.name,
       instanceId: ctx.o.instanceId,
@@ -59,6 +68,8 @@ export class WorkerStatusReporter {
       committedTransactions: ctx.commits,
       alerts,
       ...(ctx.failure !== undefined || stuck !== undefined ? { failure: ctx.failure ?? stuck } : {}),
+      ...(notReady !== undefined ? { notReady } : {}),
+      ...(unowned.length > 0 ? { unowned } : {}),
     };
   }
 

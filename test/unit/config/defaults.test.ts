@@ -20,6 +20,7 @@ test('an omitted kafka_consumer section gets the recovery defaults', () => {
     max_poll_interval_ms: 1_800_000,
     session_timeout_ms: 45_000,
     heartbeat_interval_ms: 3_000,
+    metadata_refresh_interval_ms: 5_000,
     commit_retry_timeout_seconds: 30,
     group_protocol: 'classic',
     partition_assignment_strategy: 'cooperative-sticky',

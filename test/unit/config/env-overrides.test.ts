@@ -15,6 +15,12 @@ test('KAFKA_PRODUCER_MESSAGE_TIMEOUT_MS overrides message_timeout_ms', () => {
   assert.equal(config.environment.kafka_producer.message_timeout_ms, 45_000);
 });
 
+test('KAFKA_METADATA_REFRESH_INTERVAL_MS overrides metadata_refresh_interval_ms', () => {
+  assert.equal(load({}).environment.kafka_consumer.metadata_refresh_interval_ms, 5_000);
+  const config = load({ KAFKA_METADATA_REFRESH_INTERVAL_MS: '2000' });
+  assert.equal(config.environment.kafka_consumer.metadata_refresh_interval_ms, 2_000);
+});
+
 test('KAFKA_BOOTSTRAP_SERVERS overrides the broker list', () => {
   const config = load({ KAFKA_BOOTSTRAP_SERVERS: 'kafka1:19092,kafka2:19093' });
   assert.equal(config.environment.kafka_bootstrap_servers, 'kafka1:19092,kafka2:19093');

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { classifyKafkaError, syntheticKafkaError } from '../../../src/kafka/classify.ts';
-import { code } from '../../../src/kafka/error-codes.ts';
+import { code, CODES } from '../../../src/kafka/error-codes.ts';
+import { ERROR_TABLE } from '../../../src/kafka/error-table.ts';
 import { KafkaError, type ErrorKind, type KafkaOperation } from '../../../src/kafka/kafka-error.ts';
 
 /** An error as the librdkafka binding reports it. */
@@ -12,10 +13,8 @@ function raw(
   return { code: code(name), message: `broker said ${name}`, ...flags };
 }
 
-const TABLE: Record<
-  Exclude<ErrorKind, 'abortable' | 'retriable' | 'other' | 'authorization' | 'refused'>,
-  string[]
-> = {
+/** One representative list per group of the table (error-table.ts); each must classify to its kind. */
+const GROUPS: Record<Exclude<ErrorKind, 'other'>, string[]> = {
   membership: [
     'UNKNOWN_MEMBER_ID',
     'ILLEGAL_GENERATION',
@@ -24,26 +23,105 @@ const TABLE: Record<
     '_MAX_POLL_EXCEEDED',
     'FENCED_MEMBER_EPOCH',
     'STALE_MEMBER_EPOCH',
+    '_ASSIGNMENT_LOST',
   ],
-  transport: ['_TIMED_OUT', '_MSG_TIMED_OUT', '_TRANSPORT', '_RESOLVE', '_ALL_BROKERS_DOWN'],
-  fenced: ['_FENCED', 'PRODUCER_FENCED', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED'],
-  fatal: ['_FATAL'],
-  config: ['_INVALID_ARG', '_UNKNOWN_TOPIC'],
+  transport: [
+    '_TIMED_OUT',
+    '_MSG_TIMED_OUT',
+    '_TRANSPORT',
+    '_RESOLVE',
+    '_ALL_BROKERS_DOWN',
+    'NETWORK_EXCEPTION',
+  ],
+  fenced: ['_FENCED', 'PRODUCER_FENCED'],
+  fatal: ['_FATAL', '_CRIT_SYS_RESOURCE', '_GAPLESS_GUARANTEE'],
+  config: ['_INVALID_ARG', '_UNKNOWN_TOPIC', 'UNKNOWN_TOPIC_OR_PART', 'UNSUPPORTED_COMPRESSION_TYPE'],
+  authorization: [
+    'TOPIC_AUTHORIZATION_FAILED',
+    'GROUP_AUTHORIZATION_FAILED',
+    'CLUSTER_AUTHORIZATION_FAILED',
+    'TRANSACTIONAL_ID_AUTHORIZATION_FAILED',
+    'SASL_AUTHENTICATION_FAILED',
+  ],
+  refused: [
+    'MSG_SIZE_TOO_LARGE',
+    'RECORD_LIST_TOO_LARGE',
+    'INVALID_RECORD',
+    'INVALID_TIMESTAMP',
+    'INVALID_MSG_SIZE',
+    '_VALUE_SERIALIZATION',
+  ],
+  abortable: ['_INVALID_DIFFERENT_RECORD', '_PURGE_QUEUE'],
+  retriable: ['_QUEUE_FULL', '_WAIT_COORD', '_CONFLICT'],
 };
 
 describe('classifyKafkaError', () => {
-  for (const [kind, names] of Object.entries(TABLE)) {
-    for (const name of names) {
-      it(`maps ${name} to ${kind}`, () => {
-        const err = classifyKafkaError(raw(name), 'consume');
+  for (const [kind, names] of Object.entries(GROUPS)) {
+    it(`maps the ${kind} group to ${kind}: ${names.join(', ')}`, () => {
+      for (const name of names) {
+        const err = classifyKafkaError(raw(name), 'produce');
         assert.ok(err instanceof KafkaError);
-        assert.equal(err.kind, kind);
+        assert.equal(err.kind, kind, name);
         assert.equal(err.code, code(name));
-        assert.equal(err.codeName, name);
-        assert.equal(err.operation, 'consume');
-      });
-    }
+        assert.equal(err.operation, 'produce');
+      }
+    });
   }
+
+  it('decides every code the binding knows, and knows no code the binding lacks', () => {
+    const bound = Object.keys(CODES).map((n) => n.replace(/^ERR_/, ''));
+    assert.deepEqual(
+      bound.filter((n) => ERROR_TABLE[n] === undefined),
+      [],
+    );
+    assert.deepEqual(
+      Object.keys(ERROR_TABLE).filter((n) => !bound.includes(n)),
+      [],
+    );
+  });
+
+  it('gives aliases of one code number the same decision', () => {
+    const byNumber = new Map<number, string[]>();
+    for (const [n, v] of Object.entries(CODES)) byNumber.set(v, [...(byNumber.get(v) ?? []), n]);
+    for (const names of byNumber.values()) {
+      const decisions = new Set(names.map((n) => JSON.stringify(ERROR_TABLE[n.replace(/^ERR_/, '')])));
+      assert.equal(decisions.size, 1, names.join(' / '));
+    }
+  });
+
+  it('keeps a refused record refused although librdkafka flags the commit abortable', () => {
+    const err = classifyKafkaError(
+      raw('MSG_SIZE_TOO_LARGE', { isTxnRequiresAbort: true }),
+      'commit-transaction',
+    );
+    assert.equal(err.kind, 'refused');
+    assert.equal(err.flags.txnRequiresAbort, true);
+  });
+
+  it('treats CORRUPT_MESSAGE as refused for a produced record only', () => {
+    assert.equal(classifyKafkaError(raw('INVALID_MSG'), 'delivery').kind, 'refused');
+    assert.equal(classifyKafkaError(raw('INVALID_MSG'), 'consume').kind, 'other');
+  });
+
+  it('reports a missing transactional-id ACL as authorization, not as a fence, although flagged fatal', () => {
+    const err = classifyKafkaError(
+      raw('TRANSACTIONAL_ID_AUTHORIZATION_FAILED', { isFatal: true }),
+      'init-transactions',
+    );
+    assert.equal(err.kind, 'authorization');
+  });
+
+  it('lets the flags decide a code whose meaning depends on the occurrence', () => {
+    assert.equal(
+      classifyKafkaError(raw('NOT_ENOUGH_REPLICAS', { isRetriable: true }), 'produce').kind,
+      'retriable',
+    );
+    assert.equal(
+      classifyKafkaError(raw('NOT_ENOUGH_REPLICAS', { isTxnRequiresAbort: true }), 'commit-transaction').kind,
+      'abortable',
+    );
+    assert.equal(classifyKafkaError(raw('NOT_ENOUGH_REPLICAS'), 'produce').kind, 'other');
+  });
 
   for (const op of ['commit-transaction', 'init-transactions', 'send-offsets'] as KafkaOperation[]) {
     it(`maps a retriable error on ${op} to retriable (retried in place)`, () => {
@@ -105,6 +183,7 @@ describe('classifyKafkaError', () => {
       'retriable',
     );
     assert.equal(classifyKafkaError(raw('NOT_COORDINATOR'), 'produce').kind, 'other');
+    assert.equal(classifyKafkaError(raw('OFFSET_OUT_OF_RANGE'), 'consume').kind, 'other');
   });
 
   it('classifies an error only once: a KafkaError passes through unchanged', () => {

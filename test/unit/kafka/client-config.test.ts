@@ -29,6 +29,20 @@ const producer: ProducerSettings = {
   apiTimeoutMs: 10_000,
 };
 
+describe('metadata refresh', () => {
+  it('refreshes metadata every 5 s by default in both clients, so new partitions are seen in seconds', () => {
+    assert.equal(consumerProperties(consumer)['topic.metadata.refresh.interval.ms'], 5_000);
+    assert.equal(producerProperties(producer)['topic.metadata.refresh.interval.ms'], 5_000);
+  });
+
+  it('takes the configured interval', () => {
+    const p = consumerProperties({ ...consumer, metadataRefreshIntervalMs: 1_500 });
+    assert.equal(p['topic.metadata.refresh.interval.ms'], 1_500);
+    const q = producerProperties({ ...producer, metadataRefreshIntervalMs: 1_500 });
+    assert.equal(q['topic.metadata.refresh.interval.ms'], 1_500);
+  });
+});
+
 describe('consumerProperties', () => {
   it('never commits offsets by itself: only the transaction (or an explicit commit) does', () => {
     const p = consumerProperties(consumer);

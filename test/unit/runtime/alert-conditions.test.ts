@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AlertConditions, type AlertOptions } from '../../../src/runtime/alert-conditions.ts';
 import type { Clock } from '../../../src/runtime/clock.ts';
+import { observeCoverage, type GroupCoveragePort } from '../../../src/runtime/group-coverage.ts';
 
 class FakeClock implements Clock {
   constructor(public t = 1_000_000) {}
@@ -120,5 +121,34 @@ describe('AlertConditions', () => {
       'max_poll_exceeded_or_unknown_member',
       'no_commit_while_input_arrives',
     ]);
+  });
+
+  it('raises partition_unowned for a partition nobody owned for longer than the bound, and names it', () => {
+    const clock = new FakeClock();
+    const alerts = new AlertConditions(clock, { ...opts, unownedMs: 15_000 });
+    alerts.coverage(['in:0', 'in:1', 'in:2'], ['in:0']);
+    clock.advance(10_000);
+    alerts.coverage(['in:0', 'in:1', 'in:2'], ['in:0', 'in:1']);
+    assert.deepEqual(alerts.active(), []);
+    clock.advance(5_000);
+    alerts.coverage(['in:0', 'in:1', 'in:2'], ['in:0', 'in:1']);
+    assert.deepEqual(alerts.active(), ['partition_unowned']);
+    assert.deepEqual(alerts.unowned(), ['in:2']);
+    alerts.coverage(['in:0', 'in:1', 'in:2'], ['in:0', 'in:1', 'in:2']);
+    assert.deepEqual(alerts.active(), []);
+    assert.deepEqual(alerts.unowned(), []);
+  });
+});
+
+describe('observeCoverage', () => {
+  it('expands partition counts from metadata and compares them with the group assignment', async () => {
+    const port: GroupCoveragePort = {
+      partitionCounts: (topics) => Promise.resolve(new Map(topics.map((t) => [t, t === 'a' ? 2 : 1]))),
+      ownedPartitions: (group) => Promise.resolve(group === 'g' ? ['a:1'] : []),
+    };
+    assert.deepEqual(await observeCoverage(port, 'g', ['a', 'b']), {
+      expected: ['a:0', 'a:1', 'b:0'],
+      owned: ['a:1'],
+    });
   });
 });

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { deadLetterOf, DLT_HEADERS, type DeadLetterInfo } from '../../../src/runtime/dead-letter.ts';
+import {
+  deadLetterOf,
+  DLT_HEADERS,
+  DLT_TRUNCATION_HEADERS,
+  fitDeadLetter,
+  recordBytes,
+  type DeadLetterInfo,
+} from '../../../src/runtime/dead-letter.ts';
+import { failureKind } from '../../../src/runtime/record-error-policy.ts';
 import type { StageRecord } from '../../../src/runtime/stage.ts';
 
 const record: StageRecord = {
@@ -80,5 +88,66 @@ describe('deadLetterOf', () => {
   it('uses header names under the hamstring.dlt. prefix that replay reads back', () => {
     for (const name of Object.values(DLT_HEADERS)) assert.match(name, /^hamstring\.dlt\./);
     assert.equal(new Set(Object.values(DLT_HEADERS)).size, Object.values(DLT_HEADERS).length);
+  });
+
+  it('leaves a dead letter that fits unchanged and says nothing about truncation', () => {
+    const d = deadLetterOf(record, 'dlt', info);
+    assert.equal(d.value, record.value);
+    assert.equal(DLT_TRUNCATION_HEADERS.truncated in d.headers!, false);
+  });
+
+  it('cuts the value of a dead letter over the limit to fit, and says so with the original size', () => {
+    const big = { ...record, value: Buffer.alloc(1_048_000, 'v') };
+    const d = deadLetterOf(big, 'dlt', info);
+    assert.ok(recordBytes(d) <= 1_000_000, `dead letter is ${recordBytes(d)} bytes`);
+    assert.ok(recordBytes(d) > 999_000, 'only as much as needed is cut');
+    const h = d.headers!;
+    assert.equal(h[DLT_TRUNCATION_HEADERS.truncated], 'value');
+    assert.equal(h[DLT_TRUNCATION_HEADERS.valueBytes], '1048000');
+    assert.match(String(h[DLT_HEADERS.errorMessage]), /unexpected token/);
+    assert.deepEqual(h.trace, Buffer.from('abc'));
+  });
+
+  it('cuts the stack and message headers after the value, to the configured limit', () => {
+    const error = new ParseError('m'.repeat(3_000));
+    const d = deadLetterOf({ ...record, value: Buffer.alloc(500, 'x') }, 'dlt', {
+      ...info,
+      error,
+      maxBytes: 1_500,
+    });
+    const h = d.headers!;
+    assert.ok(recordBytes(d) <= 1_500, `dead letter is ${recordBytes(d)} bytes`);
+    assert.equal((d.value as Buffer).length, 0);
+    assert.equal(h[DLT_TRUNCATION_HEADERS.truncated], 'value,stack,message');
+    assert.equal(h[DLT_HEADERS.errorStack], '');
+    assert.match(String(h[DLT_HEADERS.errorMessage]), /^m+$/);
+    assert.equal(h[DLT_TRUNCATION_HEADERS.valueBytes], '500');
+  });
+
+  it('drops copied original headers last, keeping its own headers and the key', () => {
+    const headers = { huge: Buffer.alloc(5_000), trace: Buffer.from('abc') };
+    const d = fitDeadLetter(deadLetterOf({ ...record, headers }, 'dlt', info), 2_000);
+    assert.ok(recordBytes(d) <= 2_000);
+    assert.equal('huge' in d.headers!, false);
+    assert.equal(d.key, record.key);
+    assert.equal(d.headers![DLT_HEADERS.offset], '1234');
+    assert.match(String(d.headers![DLT_TRUNCATION_HEADERS.truncated]), /headers$/);
+  });
+
+  it('does not split a multi-byte character when it cuts a string value', () => {
+    const d = fitDeadLetter({ topic: 'dlt', value: 'ü'.repeat(1_000) }, 1_000);
+    assert.ok(recordBytes(d) <= 1_000);
+    assert.match(String(d.value), /^ü+$/);
+  });
+});
+
+describe('failureKind', () => {
+  it('is the error kind, never the class name (the class goes to error.class)', () => {
+    assert.equal(failureKind(new TypeError('x')), 'processing');
+    assert.equal(failureKind(Object.assign(new Error('x'), { kind: 'validation' })), 'validation');
+    assert.equal(failureKind('thrown text'), 'processing');
+    const h = deadLetterOf(record, 'dlt', { ...info, errorKind: failureKind(new TypeError('x')) }).headers!;
+    assert.equal(h[DLT_HEADERS.errorKind], 'processing');
+    assert.equal(h[DLT_HEADERS.errorClass], 'ParseError');
   });
 });

@@ -164,8 +164,15 @@ describe('planRecovery in the loop', () => {
     assert.match(reason, /not authorized: TOPIC_AUTHORIZATION_FAILED/);
   });
 
-  it('rewinds after a refused record (until refused records are attributed per record)', () => {
-    assert.deepEqual(action(planRecovery(ofKind('refused', 'MSG_SIZE_TOO_LARGE'), ctx)), { type: 'rewind' });
+  it('rewinds after a refusal that could not be traced to its input record, and stops when it repeats', () => {
+    const refused = ofKind('refused', 'MSG_SIZE_TOO_LARGE');
+    assert.deepEqual(action(planRecovery(refused, { ...ctx, recentOther: 2, otherLimit: 3 })), {
+      type: 'rewind',
+    });
+    assert.match(
+      stopReason(planRecovery(refused, { ...ctx, recentOther: 4, otherLimit: 3 })),
+      /refused the same output 4 times .* cannot be traced to its input record/,
+    );
   });
 });
 
@@ -234,7 +241,7 @@ describe('planRecovery per situation', () => {
     assert.equal(p.abortFirst, false);
   });
 
-  it('a failed abort of a fenced producer closes it and stops; while stopping it only closes it', () => {
+  it('a failed abort of a fenced producer closes it and stops; while stopping a new producer aborts the transaction at once', () => {
     const fenced = planRecovery(err('PRODUCER_FENCED', 'abort-transaction'), at('abort'));
     assert.match(stopReason(fenced), /zombie/);
     assert.deepEqual(fenced.steps, ['close-producer']);
@@ -244,6 +251,7 @@ describe('planRecovery per situation', () => {
       at('abort', { stopping: true }),
     );
     assert.deepEqual(action(stopping), { type: 'close-producer' });
+    assert.deepEqual(stopping.steps, ['close-producer', 'start-producer', 'close-producer']);
   });
 
   it('a failed rewind resets the consumer', () => {

@@ -22,7 +22,7 @@ const copyStage: Stage = {
 type Recovery = Parameters<NonNullable<NonNullable<WorkerOptions['hooks']>['onRecovery']>>[0];
 
 function setUp(records = 3, extra: Partial<WorkerOptions> = {}) {
-  const kafka = new FakeKafka(new FakeTopic(IN, records));
+  const kafka = new FakeKafka(new FakeTopic(IN, records), [OUT]);
   const clock = new FakeClock();
   const recoveries: Recovery[] = [];
   const worker = new TransactionalWorker({

@@ -1,0 +1,135 @@
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createAdmin } from '../../../src/kafka/admin.ts';
+import { KafkaError } from '../../../src/kafka/kafka-error.ts';
+import { createProducer } from '../../../src/kafka/producer.ts';
+import { silentLogger } from '../../../src/observability/logger.ts';
+import { awaitDeliveryReports, culprits, type Produced } from '../../../src/runtime/refused-outputs.ts';
+import { uniqueTopic, uniqueTransactionalId } from '../../helpers/names.ts';
+import { testKafka } from '../../helpers/kafka-fixture.ts';
+
+let bootstrap: string;
+before(async () => {
+  bootstrap = (await testKafka()).bootstrap;
+});
+
+const producerFor = (name: string, overrides: Record<string, number> = {}) =>
+  createProducer(
+    {
+      bootstrapServers: bootstrap,
+      clientId: name,
+      transactionalId: uniqueTransactionalId(name),
+      transactionTimeoutMs: 20_000,
+      messageTimeoutMs: 10_000,
+      apiTimeoutMs: 10_000,
+      overrides,
+    },
+    silentLogger(),
+  );
+
+describe('records Kafka refuses are reported as refused, naming the record (real 1-node broker)', () => {
+  test("a record over the topic's max.message.bytes: the delivery report names topic, partition and index", async () => {
+    const topic = uniqueTopic('small-limit');
+    const admin = createAdmin(bootstrap);
+    await admin.createTopics([
+      { topic, partitions: 1, replicationFactor: 1, config: { 'max.message.bytes': '2000' } },
+    ]);
+    admin.close();
+    const producer = producerFor('refused-broker');
+    await producer.connect(10_000);
+    await producer.initTransactions();
+    try {
+      await producer.beginTransaction();
+      await producer.produce({ topic, key: 'a', value: 'fits' });
+      await producer.produce({ topic, key: 'b', value: Buffer.alloc(5_000, 'x') });
+      await producer.produce({ topic, key: 'c', value: 'fits too' });
+      const commit = await producer.commitTransaction().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(commit instanceof KafkaError, 'the commit fails');
+      assert.equal(commit.kind, 'refused', `commit failed with ${commit.codeName} (${commit.kind})`);
+      await awaitDeliveryReports(producer, 10_000);
+      // The broker checks the size of a whole record batch: the records that shared the oversized
+      // one's request are refused with it, so each refused record names itself and its size, and
+      // the runtime tells the culprit from its neighbours by producing suspects alone.
+      const refused = producer.tally().refused;
+      assert.ok(refused.length >= 1);
+      for (const r of refused) {
+        assert.equal(r.codeName, 'MSG_SIZE_TOO_LARGE');
+        assert.equal(r.record?.topic, topic);
+        assert.equal(r.record?.partition, 0);
+      }
+      const big = refused.find((r) => r.record?.index === 1);
+      assert.deepEqual(big?.record, { topic, partition: 0, index: 1, bytes: 5_001 });
+      assert.match(
+        big.message,
+        new RegExp(
+          `${topic}/0 \\(5001 bytes; it or a record batched with it exceeds the topic's max.message.bytes\\)`,
+        ),
+      );
+      await producer.abortTransaction();
+    } finally {
+      await producer.close(5_000);
+    }
+  });
+
+  test("a record over the producer's message.max.bytes: produce throws a refused error naming topic and limit", async () => {
+    const topic = uniqueTopic('client-limit');
+    const admin = createAdmin(bootstrap);
+    await admin.createTopics([{ topic, partitions: 1, replicationFactor: 1 }]);
+    admin.close();
+    const producer = producerFor('refused-client', { 'message.max.bytes': 10_000 });
+    await producer.connect(10_000);
+    await producer.initTransactions();
+    try {
+      await producer.beginTransaction();
+      await producer.produce({ topic, value: 'fits' });
+      const err = await producer.produce({ topic, value: Buffer.alloc(20_000) }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof KafkaError);
+      assert.equal(err.kind, 'refused');
+      assert.equal(err.record?.topic, topic);
+      assert.equal(err.record?.index, 1);
+      assert.match(err.message, /larger than the producer's message.max.bytes \(10000\)/);
+      // The refusal leaves the transaction usable: the rest commits.
+      await producer.commitTransaction();
+      assert.equal(producer.tally().delivered, 1);
+    } finally {
+      await producer.close(5_000);
+    }
+  });
+
+  test('the probe tells the oversized record from the records batched with it', async () => {
+    const topic = uniqueTopic('probe-limit');
+    const admin = createAdmin(bootstrap);
+    await admin.createTopics([
+      { topic, partitions: 1, replicationFactor: 1, config: { 'max.message.bytes': '2000' } },
+    ]);
+    admin.close();
+    const producer = producerFor('refused-probe');
+    await producer.connect(10_000);
+    await producer.initTransactions();
+    try {
+      const produced: Produced[] = ['fits', 'x'.repeat(5_000), 'fits too'].map((value) => ({
+        output: { topic, value },
+      }));
+      await producer.beginTransaction();
+      for (const p of produced) await producer.produce(p.output);
+      await producer.commitTransaction().catch(() => undefined);
+      await awaitDeliveryReports(producer, 10_000);
+      const refused = producer.tally().refused;
+      await producer.abortTransaction();
+      assert.ok(refused.length > 1, 'the neighbours were refused with the oversized record');
+      const own = await culprits(producer, refused, produced, 10_000);
+      assert.deepEqual(
+        own.map((e) => e.record?.index),
+        [1],
+      );
+    } finally {
+      await producer.close(5_000);
+    }
+  });
+});

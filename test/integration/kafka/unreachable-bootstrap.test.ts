@@ -1,0 +1,81 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { createProducer } from '../../../src/kafka/producer.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
+
+/** A logger whose lines land in `lines`. */
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const l of chunk.toString().split('\n'))
+        if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
+      cb();
+    },
+  });
+  return { log: pino({ level: 'info' }, sink), lines };
+}
+
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+/** Starts a producer against `bootstrap` and returns the first connection warning and when it came. */
+async function firstConnectionWarning(bootstrap: string) {
+  const { log, lines } = capture();
+  const t0 = Date.now();
+  const producer = createProducer(
+    {
+      bootstrapServers: bootstrap,
+      clientId: 'unreachable',
+      transactionTimeoutMs: 10_000,
+      messageTimeoutMs: 5_000,
+      apiTimeoutMs: 5_000,
+    },
+    log,
+  );
+  const connecting = producer.connect(5_000).catch(() => undefined);
+  try {
+    await waitFor(() => lines.some((l) => l.event === 'kafka-unreachable'), {
+      timeoutMs: 5_000,
+      message: 'a connection warning',
+    });
+    const line = lines.find((l) => l.event === 'kafka-unreachable')!;
+    return { line, afterMs: Date.now() - t0, problem: producer.connectionProblem?.() };
+  } finally {
+    await connecting;
+    await producer.close(1_000);
+  }
+}
+
+describe('an unreachable bootstrap server is named with its cause (real librdkafka client)', () => {
+  test('a host name that does not resolve: _RESOLVE with the address, within a second', async () => {
+    const { line, afterMs, problem } = await firstConnectionWarning('no-such-host.invalid:9092');
+    assert.match(
+      String(line.msg),
+      /host name does not resolve \(_RESOLVE\): bootstrap no-such-host\.invalid:9092/,
+    );
+    assert.ok(afterMs < 1_000, `first warning after ${afterMs} ms`);
+    assert.equal(problem?.code, '_RESOLVE');
+    assert.equal(problem?.address, 'no-such-host.invalid:9092');
+  });
+
+  test('a closed port: _TRANSPORT with the address and the refusal, within a second', async () => {
+    const port = await closedPort();
+    const { line, afterMs, problem } = await firstConnectionWarning(`127.0.0.1:${port}`);
+    assert.match(
+      String(line.msg),
+      new RegExp(`cannot connect \\(_TRANSPORT\\): bootstrap 127\\.0\\.0\\.1:${port}`),
+    );
+    assert.match(String((line.err as { message: string }).message), /refused/i);
+    assert.ok(afterMs < 1_000, `first warning after ${afterMs} ms`);
+    assert.equal(problem?.code, '_TRANSPORT');
+  });
+});

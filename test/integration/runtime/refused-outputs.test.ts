@@ -1,0 +1,166 @@
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createAdmin } from '../../../src/kafka/admin.ts';
+import { createProducer } from '../../../src/kafka/producer.ts';
+import { silentLogger } from '../../../src/observability/logger.ts';
+import { DLT_HEADERS } from '../../../src/runtime/dead-letter.ts';
+import { TransactionalWorker, type Stage, type WorkerOptions } from '../../../src/runtime/index.ts';
+import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
+import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
+import { createTopics, readCommitted, testKafkaOptions } from '../../support/pipeline-harness.ts';
+
+let bootstrap: string;
+before(async () => {
+  bootstrap = (await testKafka()).bootstrap;
+});
+
+const RECORDS = 20;
+const BIG_AT = 7;
+
+/** Seeds `0..19` into one partition; the stage turns record 7 into an output of `bigBytes`. */
+async function seedInput(topic: string): Promise<void> {
+  const p = createProducer(
+    {
+      bootstrapServers: bootstrap,
+      clientId: 'refused-seed',
+      transactionTimeoutMs: 30_000,
+      messageTimeoutMs: 20_000,
+      apiTimeoutMs: 10_000,
+    },
+    silentLogger(),
+  );
+  await p.connect(10_000);
+  for (let i = 0; i < RECORDS; i += 1) await p.produce({ topic, partition: 0, value: String(i) });
+  await p.flush(20_000);
+  const failed = p.tally().failed;
+  await p.close(5_000);
+  assert.equal(failed, 0);
+}
+
+function stage(input: string, out: string, bigBytes: number): Stage {
+  return {
+    name: 'test.refused',
+    inputTopics: [input],
+    outputTopics: [out],
+    process: (records) => ({
+      outputs: records.map((r) => ({
+        topic: out,
+        value: r.value?.toString() === String(BIG_AT) ? Buffer.alloc(bigBytes, 'b') : r.value,
+        source: r,
+      })),
+    }),
+  };
+}
+
+async function world(outConfig: Record<string, string> = {}) {
+  const [input, out] = [uniqueTopic('refused-in'), uniqueTopic('refused-out')];
+  await createTopics(bootstrap, [input], 1);
+  const admin = createAdmin(bootstrap);
+  await admin.createTopics([{ topic: out, partitions: 1, replicationFactor: 1, config: outConfig }]);
+  admin.close();
+  await seedInput(input);
+  return { input, out };
+}
+
+function worker(s: Stage, over: Partial<WorkerOptions> = {}): TransactionalWorker {
+  return new TransactionalWorker({
+    stage: s,
+    instanceId: 'w0',
+    mode: 'exactly-once',
+    kafka: testKafkaOptions(bootstrap, { groupId: uniqueGroup('refused') }),
+    batch: { size: 50, timeoutMs: 200 },
+    log: silentLogger(),
+    ...over,
+  });
+}
+
+/** Every other record is output exactly once; the oversized one is dead-lettered once, saying why. */
+async function assertDeadLetteredOnce(input: string, out: string, reason: RegExp, w: TransactionalWorker) {
+  const outputs = await readCommitted(bootstrap, out, RECORDS - 1, 30_000);
+  assert.deepEqual(
+    outputs.map((r) => Number(r.value?.toString())).sort((a, b) => a - b),
+    [...Array(RECORDS).keys()].filter((i) => i !== BIG_AT),
+  );
+  const dead = await readCommitted(bootstrap, `${input}.DLT`, 1, 20_000);
+  assert.equal(dead.length, 1, 'dead-lettered exactly once');
+  const h = dead[0]!.headers;
+  assert.equal(h[DLT_HEADERS.offset]?.toString(), String(BIG_AT));
+  assert.equal(h[DLT_HEADERS.errorKind]?.toString(), 'refused');
+  assert.match(h[DLT_HEADERS.errorMessage]?.toString() ?? '', reason);
+  assert.equal(w.status().state, 'running', w.status().failure);
+}
+
+describe('an output Kafka refuses goes through the record-error path (real 1-node broker)', () => {
+  test("larger than the output topic's max.message.bytes: dead-lettered once, the rest output once, the worker runs on", async () => {
+    const { input, out } = await world({ 'max.message.bytes': '3000' });
+    const w = worker(stage(input, out, 5_000));
+    await w.start();
+    try {
+      await assertDeadLetteredOnce(input, out, new RegExp(`${out}/0 \\(5000 bytes; .*max.message.bytes`), w);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  test("larger than the producer's message.max.bytes: dead-lettered once, the rest output once, the worker runs on", async () => {
+    const { input, out } = await world();
+    const w = worker(stage(input, out, 20_000), {
+      kafka: testKafkaOptions(bootstrap, {
+        groupId: uniqueGroup('refused'),
+        producerOverrides: { 'message.max.bytes': 10_000 },
+      }),
+    });
+    await w.start();
+    try {
+      await assertDeadLetteredOnce(
+        input,
+        out,
+        /topic .* \(20000 bytes, larger than the producer's message.max.bytes \(10000\)\)/,
+        w,
+      );
+    } finally {
+      await w.stop();
+    }
+  });
+
+  test('with dead letters disabled, the worker stops with a message naming the topic, the record and the limit', async () => {
+    const { input, out } = await world();
+    const w = worker(stage(input, out, 20_000), {
+      kafka: testKafkaOptions(bootstrap, {
+        groupId: uniqueGroup('refused'),
+        producerOverrides: { 'message.max.bytes': 10_000 },
+      }),
+      recordErrors: { deadLetters: false },
+    });
+    await w.start();
+    await waitFor(() => w.status().state === 'failed', { timeoutMs: 30_000, message: 'the worker stops' });
+    await w.done();
+    const failure = w.status().failure ?? '';
+    assert.match(failure, new RegExp(`${input}:0@${BIG_AT}`));
+    assert.match(failure, new RegExp(`topic ${out}`));
+    assert.match(failure, /message.max.bytes \(10000\)/);
+    const admin = createAdmin(bootstrap);
+    const topics = await admin.listTopics();
+    admin.close();
+    assert.equal(
+      topics.includes(`${input}.DLT`),
+      false,
+      'no dead-letter topic is created when dead letters are off',
+    );
+  });
+
+  test('a declared output topic that does not exist stops the worker at start, naming it', async () => {
+    const input = uniqueTopic('refused-in');
+    const missing = uniqueTopic('no-such-output');
+    await createTopics(bootstrap, [input], 1);
+    const w = worker(stage(input, missing, 10));
+    await w.start();
+    await w.done();
+    assert.equal(w.status().state, 'failed');
+    assert.match(
+      w.status().failure ?? '',
+      new RegExp(`configuration error: output topic\\(s\\) ${missing} `),
+    );
+  });
+});
