@@ -9,7 +9,7 @@ import {
   type StageOutput,
   type ThreadPool,
 } from '../../runtime/index.ts';
-import { alertsFor, domainOf, ownLines, type ScoredLine } from './alerts.ts';
+import { domainOf, ownLines, type ScoredLine } from './alerts.ts';
 import { decodeBatch, type Batch } from '../messages.ts';
 import { detectorOutputs, type DetectorTopics } from './detector-outputs.ts';
 import type { GbtModel } from './model/gbt.ts';
@@ -97,21 +97,12 @@ export function dgaDetectorStage(
         });
         const now = clock();
         try {
-          const alerts = alertsFor(scored, {
-            threshold: o.detector.threshold,
-            minWarnings: o.detector.min_warnings,
-            detectorName: o.detector.name,
-            suspiciousBatchId: batch.batch_id,
-            now,
-          });
-          const flagged = new Set(alerts.flatMap((a) => a.result.map((w) => w.request.logline_id)));
           outputs.push(
             ...detectorOutputs({
               source: record,
               batch,
-              lines,
-              alerts,
-              flagged,
+              scored,
+              detector: o.detector,
               topics: o.topics,
               stage: DETECTOR_STAGE,
               instanceName,

@@ -1,7 +1,7 @@
 import type { DetectorConfig } from '../../../config/index.ts';
 import { monitoringTopic } from '../../../monitoring/events.ts';
 import type { KeyValueStore, ProcessResult, Stage, StageOutput } from '../../../runtime/index.ts';
-import { alertsFor, domainOf, ownLines, type ScoredLine } from '../alerts.ts';
+import { domainOf, ownLines, type ScoredLine } from '../alerts.ts';
 import { decodeBatch } from '../../messages.ts';
 import { detectorOutputs, type DetectorTopics } from '../detector-outputs.ts';
 import { DETECTOR_MONITORING_TABLES, DETECTOR_STAGE } from '../dga-detector.ts';
@@ -113,21 +113,12 @@ export function createDomainator(o: DomainatorOptions): Stage {
             ...(result ? { evidence: { window: result.window } } : {}),
           });
         }
-        const alerts = alertsFor(scored, {
-          threshold: o.detector.threshold,
-          minWarnings: o.detector.min_warnings,
-          detectorName: o.detector.name,
-          suspiciousBatchId: batch.batch_id,
-          now,
-        });
-        const flagged = new Set(alerts.flatMap((a) => a.result.map((w) => w.request.logline_id)));
         outputs.push(
           ...detectorOutputs({
             source: record,
             batch,
-            lines,
-            alerts,
-            flagged,
+            scored,
+            detector: o.detector,
             topics: o.topics,
             stage: DETECTOR_STAGE,
             instanceName,
