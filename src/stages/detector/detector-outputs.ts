@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { MonitoringEvents } from '../../monitoring/events.ts';
+import { MonitoringEvents, monitoringTopic } from '../../monitoring/events.ts';
+import type { TableName } from '../../monitoring/tables.ts';
 import type { RecordPosition, StageOutput } from '../../runtime/index.ts';
 import type { DetectorConfig } from '../../config/index.ts';
 import type { Batch } from '../messages.ts';
@@ -11,6 +12,24 @@ export interface DetectorTopics {
   /** `<detector_to_alerter>-<alerter name>` per entry of `produce_topics`. */
   readonly alerts: readonly string[];
   readonly monitoringPrefix?: string;
+}
+
+export const DETECTOR_STAGE = 'data_analysis.detector';
+
+/** Monitoring tables a detector writes to (its declared output topics). */
+export const DETECTOR_MONITORING_TABLES: readonly TableName[] = [
+  'alerts',
+  'suspicious_batch_timestamps',
+  'logline_timestamps',
+  'batch_tree',
+];
+
+/** Every topic a detector stage writes to: its alerter topics and its monitoring tables' topics. */
+export function detectorOutputTopics(topics: DetectorTopics): string[] {
+  return [
+    ...topics.alerts,
+    ...DETECTOR_MONITORING_TABLES.map((table) => monitoringTopic(table, topics.monitoringPrefix)),
+  ];
 }
 
 /**
@@ -26,7 +45,6 @@ export function detectorOutputs(o: {
   scored: readonly ScoredLine[];
   detector: DetectorConfig;
   topics: DetectorTopics;
-  stage: string;
   instanceName: string;
   now: number;
 }): StageOutput[] {
@@ -62,7 +80,7 @@ export function detectorOutputs(o: {
     ...events.emit('suspicious_batch_timestamps', o.source, {
       suspicious_batch_id: o.batch.batch_id,
       client_ip: hosts.join(','),
-      stage: o.stage,
+      stage: DETECTOR_STAGE,
       instance_name: o.instanceName,
       status: detected ? 'detected' : 'finished',
       timestamp: o.now,
@@ -75,7 +93,7 @@ export function detectorOutputs(o: {
     out.push({
       ...events.emit('logline_timestamps', o.source, {
         logline_id: line.logline_id,
-        stage: o.stage,
+        stage: DETECTOR_STAGE,
         status: flagged.has(line.logline_id) ? 'detected' : 'finished',
         timestamp: o.now,
         is_active: false,
@@ -85,8 +103,8 @@ export function detectorOutputs(o: {
   }
   out.push({
     ...events.emit('batch_tree', o.source, {
-      batch_row_id: batchRowId(o.stage, o.batch.batch_id),
-      stage: o.stage,
+      batch_row_id: batchRowId(DETECTOR_STAGE, o.batch.batch_id),
+      stage: DETECTOR_STAGE,
       instance_name: o.instanceName,
       status: detected ? 'detected' : 'finished',
       timestamp: o.now,
