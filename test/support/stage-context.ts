@@ -39,3 +39,14 @@ export function record(
     timestamp: 1_795_996_800_000 + offset,
   };
 }
+
+/** An input record on `partition` (0 unless told) whose value is `value` as JSON; a string is the value's text. */
+export function jsonRecord(
+  topic: string,
+  offset: number,
+  value: unknown,
+  key: string | null = null,
+  partition = 0,
+): StageRecord {
+  return record(topic, partition, offset, typeof value === 'string' ? value : JSON.stringify(value), key);
+}

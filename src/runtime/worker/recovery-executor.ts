@@ -116,17 +116,7 @@ export class RecoveryExecutor {
       },
       `kafka: recovering from ${err.codeName} (${err.kind}) by ${plan.type}`,
     );
-    observe(ctx, () =>
-      ctx.hooks.onRecovery?.({
-        kind: err.kind,
-        code: err.codeName,
-        action: plan.type,
-        epoch: ctx.epochs.current,
-        steps: plan.steps,
-        ...(plan.type === 'stop' ? { reason: plan.reason } : {}),
-      }),
-    );
-    await this.execute(plan, err);
+    await this.#reportAndExecute(plan, err);
   }
 
   /** A step of the loop succeeded: a streak of in-place retries is over. */
@@ -255,18 +245,24 @@ export class RecoveryExecutor {
         { event: 'abort-failed', reason, err: err.toLog(), action: plan.type, steps: plan.steps },
         `kafka: abort failed; ${plan.type}`,
       );
-      observe(ctx, () =>
-        ctx.hooks.onRecovery?.({
-          kind: err.kind,
-          code: err.codeName,
-          action: plan.type,
-          epoch: ctx.epochs.current,
-          steps: plan.steps,
-          situation: 'abort',
-          ...(plan.type === 'stop' ? { reason: plan.reason } : {}),
-        }),
-      );
-      await this.execute(plan, err);
+      await this.#reportAndExecute(plan, err, 'abort');
     }
+  }
+
+  /** Tells the `onRecovery` hook about `plan` (`situation` only when it is not the loop's), then runs it. */
+  async #reportAndExecute(plan: RecoveryPlan, err: KafkaError, situation?: RecoverySituation): Promise<void> {
+    const ctx = this.ctx;
+    observe(ctx, () =>
+      ctx.hooks.onRecovery?.({
+        kind: err.kind,
+        code: err.codeName,
+        action: plan.type,
+        epoch: ctx.epochs.current,
+        steps: plan.steps,
+        ...(situation ? { situation } : {}),
+        ...(plan.type === 'stop' ? { reason: plan.reason } : {}),
+      }),
+    );
+    await this.execute(plan, err);
   }
 }

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { MonitoringEvents } from '../../monitoring/events.ts';
+import { MonitoringEvents, monitoringTopic } from '../../monitoring/events.ts';
+import type { TableName } from '../../monitoring/tables.ts';
 import type { RecordPosition, StageOutput } from '../../runtime/index.ts';
-import type { Alert, Batch, LogLine } from '../messages.ts';
-import { domainOf } from './alerts.ts';
+import type { DetectorConfig } from '../../config/index.ts';
+import type { Batch } from '../messages.ts';
+import { alertsFor, domainOf, type ScoredLine } from './alerts.ts';
 
 /** Where a detector writes: its alerter topics and the monitoring topic prefix. */
 export interface DetectorTopics {
@@ -12,26 +14,52 @@ export interface DetectorTopics {
   readonly monitoringPrefix?: string;
 }
 
+export const DETECTOR_STAGE = 'data_analysis.detector';
+
+/** Monitoring tables a detector writes to (its declared output topics). */
+export const DETECTOR_MONITORING_TABLES: readonly TableName[] = [
+  'alerts',
+  'suspicious_batch_timestamps',
+  'logline_timestamps',
+  'batch_tree',
+];
+
+/** Every topic a detector stage writes to: its alerter topics and its monitoring tables' topics. */
+export function detectorOutputTopics(topics: DetectorTopics): string[] {
+  return [
+    ...topics.alerts,
+    ...DETECTOR_MONITORING_TABLES.map((table) => monitoringTopic(table, topics.monitoringPrefix)),
+  ];
+}
+
 /**
- * The outputs of one scored batch, all with the batch's record as source: each alert to every
- * alerter topic (keyed by host), and the monitoring rows (the suspicious batch's end at this stage,
- * each line's status, the batch's lineage, each alert).
+ * The outputs of one scored batch, all with the batch's record as source: the alerts its scored
+ * lines make under the detector's `threshold` and `min_warnings`, each to every alerter topic
+ * (keyed by host), and the monitoring rows (the suspicious batch's end at this stage, each line's
+ * status, the batch's lineage, each alert).
  */
 export function detectorOutputs(o: {
   source: RecordPosition;
   batch: Batch;
-  /** The batch's own lines (context lines were recorded with their first batch). */
-  lines: readonly LogLine[];
-  alerts: readonly Alert[];
-  flagged: ReadonlySet<string>;
+  /** The batch's own lines with their scores (context lines were recorded with their first batch). */
+  scored: readonly ScoredLine[];
+  detector: DetectorConfig;
   topics: DetectorTopics;
-  stage: string;
   instanceName: string;
   now: number;
 }): StageOutput[] {
+  const alerts = alertsFor(o.scored, {
+    threshold: o.detector.threshold,
+    minWarnings: o.detector.min_warnings,
+    detectorName: o.detector.name,
+    suspiciousBatchId: o.batch.batch_id,
+    now: o.now,
+  });
+  const flagged = new Set(alerts.flatMap((a) => a.result.map((w) => w.request.logline_id)));
+  const lines = o.scored.map((s) => s.line);
   const events = new MonitoringEvents(o.topics.monitoringPrefix);
   const out: StageOutput[] = [];
-  for (const alert of o.alerts) {
+  for (const alert of alerts) {
     for (const topic of o.topics.alerts)
       out.push({ topic, key: alert.src_ip, value: JSON.stringify(alert), source: o.source });
     out.push({
@@ -46,27 +74,27 @@ export function detectorOutputs(o: {
       source: o.source,
     });
   }
-  const detected = o.alerts.length > 0;
-  const hosts = [...new Set(o.lines.map((l) => l.src_ip))];
+  const detected = alerts.length > 0;
+  const hosts = [...new Set(lines.map((l) => l.src_ip))];
   out.push({
     ...events.emit('suspicious_batch_timestamps', o.source, {
       suspicious_batch_id: o.batch.batch_id,
       client_ip: hosts.join(','),
-      stage: o.stage,
+      stage: DETECTOR_STAGE,
       instance_name: o.instanceName,
       status: detected ? 'detected' : 'finished',
       timestamp: o.now,
       is_active: false,
-      message_count: o.lines.length,
+      message_count: lines.length,
     }),
     source: o.source,
   });
-  for (const line of o.lines) {
+  for (const line of lines) {
     out.push({
       ...events.emit('logline_timestamps', o.source, {
         logline_id: line.logline_id,
-        stage: o.stage,
-        status: o.flagged.has(line.logline_id) ? 'detected' : 'finished',
+        stage: DETECTOR_STAGE,
+        status: flagged.has(line.logline_id) ? 'detected' : 'finished',
         timestamp: o.now,
         is_active: false,
       }),
@@ -75,8 +103,8 @@ export function detectorOutputs(o: {
   }
   out.push({
     ...events.emit('batch_tree', o.source, {
-      batch_row_id: batchRowId(o.stage, o.batch.batch_id),
-      stage: o.stage,
+      batch_row_id: batchRowId(DETECTOR_STAGE, o.batch.batch_id),
+      stage: DETECTOR_STAGE,
       instance_name: o.instanceName,
       status: detected ? 'detected' : 'finished',
       timestamp: o.now,

@@ -1,7 +1,5 @@
 import { resolve } from 'node:path';
 import type { DetectorConfig } from '../../config/index.ts';
-import { monitoringTopic } from '../../monitoring/events.ts';
-import type { TableName } from '../../monitoring/tables.ts';
 import {
   RecordError,
   type ProcessResult,
@@ -9,22 +7,19 @@ import {
   type StageOutput,
   type ThreadPool,
 } from '../../runtime/index.ts';
-import { alertsFor, domainOf, ownLines, type ScoredLine } from './alerts.ts';
+import { domainOf, ownLines, type ScoredLine } from './alerts.ts';
 import { decodeBatch, type Batch } from '../messages.ts';
-import { detectorOutputs, type DetectorTopics } from './detector-outputs.ts';
+import {
+  DETECTOR_STAGE,
+  detectorOutputs,
+  detectorOutputTopics,
+  type DetectorTopics,
+} from './detector-outputs.ts';
 import type { GbtModel } from './model/gbt.ts';
 import { loadDgaModel } from './model/model-file.ts';
 import { scoreDomains, type ScoreTask } from './score-task.ts';
 
-export const DETECTOR_STAGE = 'data_analysis.detector';
-
-/** Monitoring tables a detector writes to (its declared output topics). */
-export const DETECTOR_MONITORING_TABLES: readonly TableName[] = [
-  'alerts',
-  'suspicious_batch_timestamps',
-  'logline_timestamps',
-  'batch_tree',
-];
+export { DETECTOR_MONITORING_TABLES, DETECTOR_STAGE } from './detector-outputs.ts';
 
 export interface DgaDetectorOptions {
   /** One entry of `pipeline.data_analysis` with `detector_class_name: DGADetector`. */
@@ -61,15 +56,11 @@ export function dgaDetectorStage(
 ): Stage {
   const clock = o.clock ?? Date.now;
   const instanceName = o.instanceName ?? o.detector.name;
-  const prefix = o.topics.monitoringPrefix;
   return {
     name: DETECTOR_STAGE,
     shortName: 'detector',
     inputTopics: [o.topics.input],
-    outputTopics: [
-      ...o.topics.alerts,
-      ...DETECTOR_MONITORING_TABLES.map((table) => monitoringTopic(table, prefix)),
-    ],
+    outputTopics: detectorOutputTopics(o.topics),
     async process(records, ctx): Promise<ProcessResult> {
       const outputs: StageOutput[] = [];
       const failures: ProcessResult['failures'] = [];
@@ -97,23 +88,13 @@ export function dgaDetectorStage(
         });
         const now = clock();
         try {
-          const alerts = alertsFor(scored, {
-            threshold: o.detector.threshold,
-            minWarnings: o.detector.min_warnings,
-            detectorName: o.detector.name,
-            suspiciousBatchId: batch.batch_id,
-            now,
-          });
-          const flagged = new Set(alerts.flatMap((a) => a.result.map((w) => w.request.logline_id)));
           outputs.push(
             ...detectorOutputs({
               source: record,
               batch,
-              lines,
-              alerts,
-              flagged,
+              scored,
+              detector: o.detector,
               topics: o.topics,
-              stage: DETECTOR_STAGE,
               instanceName,
               now,
             }),

@@ -1,15 +1,8 @@
 import type { HamstringConfig } from '../../config/index.ts';
 import type { TableName } from '../../monitoring/tables.ts';
-import {
-  systemClock,
-  type Clock,
-  type ProcessResult,
-  type RecordFailure,
-  type Stage,
-  type StageOutput,
-} from '../../runtime/index.ts';
-import { decodeBatch, encodeBatch, type Batch } from '../messages.ts';
-import { CallRows } from '../monitoring-rows.ts';
+import { systemClock, type Clock, type ProcessResult, type Stage } from '../../runtime/index.ts';
+import { processBatches } from '../batch-stage.ts';
+import { encodeBatch } from '../messages.ts';
 import { monitoringTopics, pipelineTopic } from '../topics.ts';
 import { inspect, splitBySource, type SubnetModel } from './inspection.ts';
 import { inspectorModel } from './models.ts';
@@ -53,6 +46,13 @@ export function createInspectorStage(options: InspectorStageOptions): Stage {
     .filter((detector) => detector.inspector_name === inspectorName)
     .map((detector) => pipelineTopic(config, 'inspector_to_detector', detector.name));
 
+  const identity = {
+    stage: INSPECTOR_STAGE,
+    instanceName: inspectorName,
+    now: () => clock.now(),
+    monitoringTopicPrefix: prefix,
+  };
+
   const stage: Stage = {
     name: INSPECTOR_STAGE,
     shortName: 'inspector',
@@ -60,27 +60,8 @@ export function createInspectorStage(options: InspectorStageOptions): Stage {
     outputTopics: [...targets, ...monitoringTopics(TABLES, prefix)],
     ...(streaming ? { stores: { [MODEL_STORE]: {} } } : {}),
     process(records, ctx): ProcessResult {
-      const outputs: StageOutput[] = [];
-      const failures: RecordFailure[] = [];
-      const rows = new CallRows(outputs, prefix);
-      for (const record of records) {
-        let batch: Batch;
-        try {
-          batch = decodeBatch(record.value);
-        } catch (error) {
-          failures.push({ record, error });
-          continue;
-        }
-        const now = clock.now();
-        const emit = rows.about(record);
-        const stamp = { stage: INSPECTOR_STAGE, instance_name: inspectorName, timestamp: now };
-        emit('batch_timestamps', {
-          ...stamp,
-          batch_id: batch.batch_id,
-          status: 'in_process',
-          is_active: true,
-          message_count: batch.data.length,
-        });
+      return processBatches(records, identity, (step) => {
+        const { record, batch, now, stamp, emit, outputs } = step;
         let suspicious = true;
         const subnet = batch.data[0]?.subnet_id;
         if (model && subnet !== undefined) {
@@ -109,7 +90,7 @@ export function createInspectorStage(options: InspectorStageOptions): Stage {
               is_active: false,
             });
           }
-          continue;
+          return;
         }
         for (const part of splitBySource(batch, inspectorName, INSPECTOR_STAGE)) {
           const id = part.batch.batch_id;
@@ -132,8 +113,7 @@ export function createInspectorStage(options: InspectorStageOptions): Stage {
           const value = encodeBatch(part.batch);
           for (const topic of targets) outputs.push({ topic, key: part.srcIp, value, source: record });
         }
-      }
-      return failures.length > 0 ? { outputs, failures } : { outputs };
+      });
     },
   };
   return stage;

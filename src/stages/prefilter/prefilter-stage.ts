@@ -1,16 +1,9 @@
 import type { HamstringConfig } from '../../config/index.ts';
 import type { TableName } from '../../monitoring/tables.ts';
-import {
-  systemClock,
-  type Clock,
-  type ProcessResult,
-  type RecordFailure,
-  type Stage,
-  type StageOutput,
-} from '../../runtime/index.ts';
+import { systemClock, type Clock, type ProcessResult, type Stage } from '../../runtime/index.ts';
+import { processBatches } from '../batch-stage.ts';
 import { stableId } from '../ids.ts';
-import { decodeBatch, encodeBatch, type Batch } from '../messages.ts';
-import { CallRows } from '../monitoring-rows.ts';
+import { encodeBatch, type Batch } from '../messages.ts';
 import { monitoringTopics, pipelineTopic } from '../topics.ts';
 import { relevanceCheck } from './relevance.ts';
 
@@ -46,33 +39,21 @@ export function createPrefilterStage(options: PrefilterStageOptions): Stage {
     .filter((inspector) => inspector.prefilter_name === prefilterName)
     .map((inspector) => pipelineTopic(config, 'prefilter_to_inspector', inspector.name));
 
+  const identity = {
+    stage: PREFILTER_STAGE,
+    instanceName: prefilterName,
+    now: () => clock.now(),
+    monitoringTopicPrefix: prefix,
+  };
+
   return {
     name: PREFILTER_STAGE,
     shortName: 'prefilter',
     inputTopics: [pipelineTopic(config, 'batch_sender_to_prefilter', prefilterName)],
     outputTopics: [...targets, ...monitoringTopics(TABLES, prefix)],
     process(records): ProcessResult {
-      const outputs: StageOutput[] = [];
-      const failures: RecordFailure[] = [];
-      const rows = new CallRows(outputs, prefix);
-      for (const record of records) {
-        let batch: Batch;
-        try {
-          batch = decodeBatch(record.value);
-        } catch (error) {
-          failures.push({ record, error });
-          continue;
-        }
-        const now = clock.now();
-        const emit = rows.about(record);
-        const stamp = { stage: PREFILTER_STAGE, instance_name: prefilterName, timestamp: now };
-        emit('batch_timestamps', {
-          ...stamp,
-          batch_id: batch.batch_id,
-          status: 'in_process',
-          is_active: true,
-          message_count: batch.data.length,
-        });
+      return processBatches(records, identity, (step) => {
+        const { record, batch, now, stamp, emit, outputs } = step;
         const context = new Set(batch.context_logline_ids ?? []);
         const kept = batch.data.filter(relevant);
         const keptIds = new Set(kept.map((line) => line.logline_id));
@@ -103,7 +84,7 @@ export function createPrefilterStage(options: PrefilterStageOptions): Stage {
           parent_batch_row_id: batch.batch_tree_row_id,
           batch_id: batch.batch_id,
         });
-        if (!sent) continue;
+        if (!sent) return;
         const keptContext = kept
           .filter((line) => context.has(line.logline_id))
           .map((line) => line.logline_id);
@@ -118,8 +99,7 @@ export function createPrefilterStage(options: PrefilterStageOptions): Stage {
         const value = encodeBatch(filtered);
         const key = record.key ?? kept[0]!.subnet_id;
         for (const topic of targets) outputs.push({ topic, key, value, source: record });
-      }
-      return failures.length > 0 ? { outputs, failures } : { outputs };
+      });
     },
   };
 }

@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { validateConfig } from '../../../src/config/index.ts';
 import { FaultInjector } from '../../support/fault-injection.ts';
+import { minimalCollectorAndPrefilter } from '../../support/minimal-pipeline.ts';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { ThreadPool, TransactionalWorker } from '../../../src/runtime/index.ts';
@@ -95,19 +96,7 @@ test('detector and alerter on a real broker: every infected host alerted once on
             prefilter_name: 'p',
           },
         ],
-        log_filtering: [{ name: 'p', relevance_method: 'no_relevance_check', collector_name: 'c' }],
-        log_collection: {
-          collectors: [
-            {
-              name: 'c',
-              protocol_base: 'dns',
-              required_log_information: [
-                ['ts', 'Timestamp', '%Y'],
-                ['src_ip', 'IpAddress'],
-              ],
-            },
-          ],
-        },
+        ...minimalCollectorAndPrefilter(),
         data_analysis: shipped.pipeline.data_analysis,
         alerting: {
           log_to_file: true,

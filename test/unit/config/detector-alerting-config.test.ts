@@ -1,22 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { validateConfig } from '../../../src/config/index.ts';
+import { minimalCollectorAndPrefilter } from '../../support/minimal-pipeline.ts';
 import { configErrorOf, minimalConfig, withValue } from './helpers.ts';
 
 const pipeline = (detector: Record<string, unknown>) => ({
-  log_collection: {
-    collectors: [
-      {
-        name: 'c',
-        protocol_base: 'dns',
-        required_log_information: [
-          ['ts', 'Timestamp', '%Y'],
-          ['src_ip', 'IpAddress'],
-        ],
-      },
-    ],
-  },
-  log_filtering: [{ name: 'p', relevance_method: 'no_relevance_check', collector_name: 'c' }],
+  ...minimalCollectorAndPrefilter(),
   data_inspection: [
     { name: 'i', inspector_module_name: 'm', inspector_class_name: 'NoInspector', prefilter_name: 'p' },
   ],

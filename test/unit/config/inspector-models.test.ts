@@ -1,30 +1,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { validateConfig } from '../../../src/config/index.ts';
+import { minimalCollectorAndPrefilter } from '../../support/minimal-pipeline.ts';
 import { configErrorOf, minimalConfig, withValue } from './helpers.ts';
 
 const PATH = 'pipeline.data_inspection[0]';
 
 function withInspector(inspector: Record<string, unknown>) {
+  const { log_collection, log_filtering } = minimalCollectorAndPrefilter();
   let tree = withValue(
     minimalConfig(),
     ['pipeline', 'log_collection', 'collectors'],
-    [
-      {
-        name: 'c',
-        protocol_base: 'dns',
-        required_log_information: [
-          ['ts', 'Timestamp', '%Y'],
-          ['src_ip', 'IpAddress'],
-        ],
-      },
-    ],
+    log_collection.collectors,
   );
-  tree = withValue(
-    tree,
-    ['pipeline', 'log_filtering'],
-    [{ name: 'p', relevance_method: 'no_relevance_check', collector_name: 'c' }],
-  );
+  tree = withValue(tree, ['pipeline', 'log_filtering'], log_filtering);
   return withValue(
     tree,
     ['pipeline', 'data_inspection'],

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Clock, ProcessResult, StageOutput } from '../../../src/runtime/index.ts';
 import { createCollectorStage } from '../../../src/stages/collector/collector-stage.ts';
-import { decodeBatch, type Batch } from '../../../src/stages/messages.ts';
 import { MemoryState } from '../../support/memory-state.ts';
 import { record, stageContext, timerContext } from '../../support/stage-context.ts';
+import { batchesSent, monitoringRows } from './outputs.ts';
 import { configWithBatches, dnsLine } from './fixtures.ts';
 
 const INPUT = 'pipeline-logserver_to_collector-dga_collector';
@@ -31,14 +31,7 @@ function setup(batchSize = 3, timeoutSeconds = 2) {
   return { stage, state, clock, run };
 }
 
-const batchesOf = (outputs: readonly StageOutput[]): { key: string; batch: Batch }[] =>
-  outputs
-    .filter((o) => o.topic === OUTPUT)
-    .map((o) => ({ key: String(o.key), batch: decodeBatch(o.value as string) }));
-const rowsOf = (outputs: readonly StageOutput[], table: string) =>
-  outputs
-    .filter((o) => o.topic === `clickhouse_${table}`)
-    .map((o) => JSON.parse(o.value as string) as Record<string, unknown>);
+const batchesOf = (outputs: readonly StageOutput[]) => batchesSent(outputs, OUTPUT);
 const at = (second: number, ip = '10.2.54.7') =>
   dnsLine({ ts: `2026-11-30T00:00:0${second}.000000Z`, src_ip: ip });
 
@@ -53,11 +46,11 @@ test('the stage reads its collector topic and writes to its prefilter and monito
 test('an invalid line becomes a failed_loglines row with its reason and the stage goes on', () => {
   const { run } = setup();
   const result = run([dnsLine({ record_type: 'MX' }), at(1)]);
-  const failed = rowsOf(result.outputs, 'failed_loglines');
+  const failed = monitoringRows(result.outputs, 'failed_loglines');
   assert.equal(failed.length, 1);
   assert.equal(failed[0]?.reason_for_failure, 'field "record_type": "MX" is not one of ["A","AAAA"]');
   assert.equal(failed[0]?.src_offset, 0);
-  assert.equal(rowsOf(result.outputs, 'loglines').length, 1);
+  assert.equal(monitoringRows(result.outputs, 'loglines').length, 1);
   assert.equal(result.failures, undefined);
 });
 
@@ -115,7 +108,7 @@ test('a batch carries its subnet previous batch as context, and records only its
     first.data.map((l) => l.logline_id),
   );
   assert.notEqual(second.batch_id, first.batch_id);
-  const linked = rowsOf(result.outputs, 'logline_to_batches');
+  const linked = monitoringRows(result.outputs, 'logline_to_batches');
   assert.deepEqual(linked.map((r) => r.src_offset).sort(), [2, 3]);
   assert.ok(linked.every((r) => r.batch_id === second.batch_id));
 });
@@ -125,16 +118,16 @@ test('the timer sends a batch once it has waited batch_timeout, not before', () 
   run([at(1)]);
   const early = stage.onTimer!(timerContext(state, 0, 1_000_000 + 1_999)) as ProcessResult;
   assert.equal(batchesOf(early.outputs).length, 0);
-  assert.equal(rowsOf(early.outputs, 'fill_levels')[0]?.entry_count, 1);
+  assert.equal(monitoringRows(early.outputs, 'fill_levels')[0]?.entry_count, 1);
   const due = stage.onTimer!(timerContext(state, 0, 1_000_000 + 2_000)) as ProcessResult;
   const sent = batchesOf(due.outputs);
   assert.equal(sent.length, 1);
   assert.equal(sent[0]?.batch.data.length, 1);
   assert.ok(due.outputs.filter((o) => o.topic === OUTPUT).every((o) => o.source === undefined));
-  assert.equal(rowsOf(due.outputs, 'batch_timestamps')[0]?.status, 'completed');
+  assert.equal(monitoringRows(due.outputs, 'batch_timestamps')[0]?.status, 'completed');
   const after = stage.onTimer!(timerContext(state, 0, 1_000_000 + 4_000)) as ProcessResult;
   assert.equal(batchesOf(after.outputs).length, 0);
-  assert.equal(rowsOf(after.outputs, 'fill_levels')[0]?.entry_count, 0);
+  assert.equal(monitoringRows(after.outputs, 'fill_levels')[0]?.entry_count, 0);
 });
 
 test('context of a subnet quiet for ten batch timeouts is dropped', () => {
@@ -158,7 +151,7 @@ test('monitoring rows of one line never share an identity', () => {
     });
   assert.equal(new Set(identities).size, identities.length);
   assert.deepEqual(
-    rowsOf(result.outputs, 'logline_timestamps').map((r) => r.status),
+    monitoringRows(result.outputs, 'logline_timestamps').map((r) => r.status),
     ['in_process', 'batched'],
   );
 });
@@ -184,7 +177,7 @@ test('hostile lines mixed into valid traffic: each recorded once with a reason, 
     );
   }
   outputs.push(...(stage.onTimer!(timerContext(state, 0, 10_000_000)) as ProcessResult).outputs);
-  const failed = rowsOf(outputs, 'failed_loglines');
+  const failed = monitoringRows(outputs, 'failed_loglines');
   assert.equal(failed.length, 300);
   assert.ok(
     failed.every((row) => typeof row.reason_for_failure === 'string' && row.reason_for_failure !== ''),

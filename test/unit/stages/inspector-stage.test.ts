@@ -4,10 +4,11 @@ import type { HamstringConfig } from '../../../src/config/index.ts';
 import type { ProcessResult, StageOutput } from '../../../src/runtime/index.ts';
 import { createInspectorStage } from '../../../src/stages/inspector/inspector-stage.ts';
 import type { SubnetModel } from '../../../src/stages/inspector/inspection.ts';
-import { decodeBatch, encodeBatch, type Batch, type LogLine } from '../../../src/stages/messages.ts';
+import { encodeBatch, type Batch, type LogLine } from '../../../src/stages/messages.ts';
 import { MemoryState } from '../../support/memory-state.ts';
 import { record, stageContext } from '../../support/stage-context.ts';
 import { batch, line } from './batches.ts';
+import { batchesSent, monitoringRows } from './outputs.ts';
 import { shippedConfig } from './fixtures.ts';
 
 const INPUT = 'pipeline-prefilter_to_inspector-dga_inspector';
@@ -31,14 +32,7 @@ function runner(config: HamstringConfig) {
   return { stage, state, run };
 }
 
-const sent = (outputs: readonly StageOutput[]) =>
-  outputs
-    .filter((o) => o.topic === OUTPUT)
-    .map((o) => ({ key: String(o.key), batch: decodeBatch(o.value as string) }));
-const rows = (outputs: readonly StageOutput[], table: string) =>
-  outputs
-    .filter((o) => o.topic === `clickhouse_${table}`)
-    .map((o) => JSON.parse(o.value as string) as Record<string, unknown>);
+const sent = (outputs: readonly StageOutput[]) => batchesSent(outputs, OUTPUT);
 
 /** One request every 20 ms from `from` seconds on: a steady series of count 1 per bin. */
 const steady = (
@@ -69,11 +63,11 @@ test('NoInspector passes every batch on, split per src_ip and keyed by it', () =
     parts[0]?.batch.batch_id,
   );
   assert.deepEqual(
-    rows(result.outputs, 'suspicious_batches_to_batch').map((r) => r.batch_id),
+    monitoringRows(result.outputs, 'suspicious_batches_to_batch').map((r) => r.batch_id),
     ['batch-1', 'batch-1'],
   );
   assert.deepEqual(
-    rows(result.outputs, 'batch_tree').map((r) => r.parent_batch_row_id),
+    monitoringRows(result.outputs, 'batch_tree').map((r) => r.parent_batch_row_id),
     ['row-1', 'row-1'],
   );
 });
@@ -82,7 +76,7 @@ test('a steady batch is not suspicious: nothing is sent and its lines finish', (
   const { run } = runner(withInspector({}));
   const result = run(batch(steady('s', 0, 50)));
   assert.equal(sent(result.outputs).length, 0);
-  const finished = rows(result.outputs, 'logline_timestamps');
+  const finished = monitoringRows(result.outputs, 'logline_timestamps');
   assert.equal(finished.length, 50);
   assert.ok(finished.every((r) => r.status === 'finished' && r.is_active === 0));
 });

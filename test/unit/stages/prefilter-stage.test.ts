@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ProcessResult, StageOutput } from '../../../src/runtime/index.ts';
-import { decodeBatch, encodeBatch } from '../../../src/stages/messages.ts';
+import { encodeBatch } from '../../../src/stages/messages.ts';
 import { createPrefilterStage } from '../../../src/stages/prefilter/prefilter-stage.ts';
 import { record, stageContext } from '../../support/stage-context.ts';
 import { batch, line } from './batches.ts';
+import { batchesSent, monitoringRows } from './outputs.ts';
 import { shippedConfig } from './fixtures.ts';
 
 const INPUT = 'pipeline-batch_sender_to_prefilter-dga_prefilter';
@@ -22,14 +23,7 @@ function run(method: 'check_dga_relevance' | 'no_relevance_check', values: (stri
   return stage.process(records, stageContext()) as ProcessResult;
 }
 
-const sent = (outputs: readonly StageOutput[]) =>
-  outputs
-    .filter((o) => o.topic === OUTPUT)
-    .map((o) => ({ key: String(o.key), batch: decodeBatch(o.value as string) }));
-const rows = (outputs: readonly StageOutput[], table: string) =>
-  outputs
-    .filter((o) => o.topic === `clickhouse_${table}`)
-    .map((o) => JSON.parse(o.value as string) as Record<string, unknown>);
+const sent = (outputs: readonly StageOutput[]) => batchesSent(outputs, OUTPUT);
 
 const noerror = { status_code: 'NOERROR' };
 
@@ -46,13 +40,13 @@ test('check_dga_relevance keeps only lines whose ListItem values are relevant an
   assert.equal(out?.batch.batch_id, 'batch-1');
   assert.notEqual(out?.batch.batch_tree_row_id, 'row-1');
   assert.equal(out?.batch.end_timestamp, line('c', 3).ts);
-  const filtered = rows(result.outputs, 'logline_timestamps');
+  const filtered = monitoringRows(result.outputs, 'logline_timestamps');
   assert.deepEqual(
     filtered.map((r) => [r.logline_id, r.status, r.is_active]),
     [['b', 'filtered_out', 0]],
   );
   assert.deepEqual(
-    rows(result.outputs, 'batch_tree').map((r) => [r.status, r.parent_batch_row_id]),
+    monitoringRows(result.outputs, 'batch_tree').map((r) => [r.status, r.parent_batch_row_id]),
     [['finished', 'row-1']],
   );
 });
@@ -71,7 +65,7 @@ test('a batch left with nothing, or with context lines only, is not sent and is 
   const contextOnly = batch([line('old', 1), line('new', 2, noerror)], ['old']);
   const result = run('check_dga_relevance', [encodeBatch(empty), encodeBatch(contextOnly)]);
   assert.equal(sent(result.outputs).length, 0);
-  const finals = rows(result.outputs, 'batch_timestamps').filter((r) => r.status !== 'in_process');
+  const finals = monitoringRows(result.outputs, 'batch_timestamps').filter((r) => r.status !== 'in_process');
   assert.deepEqual(
     finals.map((r) => [r.status, r.message_count]),
     [
@@ -81,7 +75,7 @@ test('a batch left with nothing, or with context lines only, is not sent and is 
   );
   // Context lines were recorded by the batch that first carried them; only `new` is filtered here.
   assert.deepEqual(
-    rows(result.outputs, 'logline_timestamps').map((r) => r.logline_id),
+    monitoringRows(result.outputs, 'logline_timestamps').map((r) => r.logline_id),
     ['a', 'new'],
   );
 });

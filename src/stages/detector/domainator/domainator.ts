@@ -1,10 +1,13 @@
 import type { DetectorConfig } from '../../../config/index.ts';
-import { monitoringTopic } from '../../../monitoring/events.ts';
 import type { KeyValueStore, ProcessResult, Stage, StageOutput } from '../../../runtime/index.ts';
-import { alertsFor, domainOf, ownLines, type ScoredLine } from '../alerts.ts';
+import { domainOf, ownLines, type ScoredLine } from '../alerts.ts';
 import { decodeBatch } from '../../messages.ts';
-import { detectorOutputs, type DetectorTopics } from '../detector-outputs.ts';
-import { DETECTOR_MONITORING_TABLES, DETECTOR_STAGE } from '../dga-detector.ts';
+import {
+  DETECTOR_STAGE,
+  detectorOutputs,
+  detectorOutputTopics,
+  type DetectorTopics,
+} from '../detector-outputs.ts';
 import { nameParts } from '../features.ts';
 import { tunnellingScore, windowFeatures } from './similarity.ts';
 
@@ -75,10 +78,7 @@ export function createDomainator(o: DomainatorOptions): Stage {
     name: DETECTOR_STAGE,
     shortName: 'detector',
     inputTopics: [o.topics.input],
-    outputTopics: [
-      ...o.topics.alerts,
-      ...DETECTOR_MONITORING_TABLES.map((table) => monitoringTopic(table, o.topics.monitoringPrefix)),
-    ],
+    outputTopics: detectorOutputTopics(o.topics),
     stores: { [WINDOWS_STORE]: {} },
     timer: { intervalMs: Math.max(1000, Math.min(idleMs, 60_000)) },
     process(records, ctx): ProcessResult {
@@ -113,23 +113,13 @@ export function createDomainator(o: DomainatorOptions): Stage {
             ...(result ? { evidence: { window: result.window } } : {}),
           });
         }
-        const alerts = alertsFor(scored, {
-          threshold: o.detector.threshold,
-          minWarnings: o.detector.min_warnings,
-          detectorName: o.detector.name,
-          suspiciousBatchId: batch.batch_id,
-          now,
-        });
-        const flagged = new Set(alerts.flatMap((a) => a.result.map((w) => w.request.logline_id)));
         outputs.push(
           ...detectorOutputs({
             source: record,
             batch,
-            lines,
-            alerts,
-            flagged,
+            scored,
+            detector: o.detector,
             topics: o.topics,
-            stage: DETECTOR_STAGE,
             instanceName,
             now,
           }),

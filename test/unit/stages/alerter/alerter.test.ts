@@ -13,7 +13,7 @@ import {
 import { alertId } from '../../../../src/stages/detector/alerts.ts';
 import type { Alert } from '../../../../src/stages/messages.ts';
 import { minimalConfig, withValue } from '../../config/helpers.ts';
-import { record, stageContext } from '../support/stage-context.ts';
+import { jsonRecord, stageContext } from '../../../support/stage-context.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hamstring-alerter-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -92,8 +92,8 @@ test('the generic alerter produces to the external topic in its transaction and 
     const stage = createAlerter({ config: cfg, name: 'generic', file });
     assert.deepEqual(stage.inputTopics, ['pipeline-detector_to_alerter-generic']);
     const input = [
-      record('pipeline-detector_to_alerter-generic', 0, detected('b1')),
-      record('pipeline-detector_to_alerter-generic', 1, detected('b2', '10.0.0.2')),
+      jsonRecord('pipeline-detector_to_alerter-generic', 0, detected('b1')),
+      jsonRecord('pipeline-detector_to_alerter-generic', 1, detected('b2', '10.0.0.2')),
     ];
     const first = await stage.process(input, stageContext());
     assert.deepEqual(
@@ -138,8 +138,8 @@ test('a plugin alerter adjusts alerts: the allowlist drops known-good warnings a
   assert.deepEqual(stage.inputTopics, ['pipeline-detector_to_alerter-allow']);
   const result = await stage.process(
     [
-      record('t', 0, detected('a', '10.0.0.1', [0.99, 0.6, 0.8])),
-      record('t', 1, detected('b', '10.0.0.2', [0.7])),
+      jsonRecord('t', 0, detected('a', '10.0.0.1', [0.99, 0.6, 0.8])),
+      jsonRecord('t', 1, detected('b', '10.0.0.2', [0.7])),
     ],
     stageContext(),
   );
@@ -163,7 +163,7 @@ test('an unknown plugin class is a config error naming the key path', () => {
 test('a record that is not an alert (or carries unknown keys) fails alone as a decode error', async () => {
   const stage = createAlerter({ config: config({ log_to_kafka: true }), name: 'generic' });
   const result = await stage.process(
-    [record('t', 0, '{"x":1}'), record('t', 1, detected('a'))],
+    [jsonRecord('t', 0, '{"x":1}'), jsonRecord('t', 1, detected('a'))],
     stageContext(),
   );
   assert.equal(result.failures?.[0]?.record.offset, 0);

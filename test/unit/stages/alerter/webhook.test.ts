@@ -9,7 +9,7 @@ import {
   WebhookUnavailableError,
 } from '../../../../src/stages/alerter/webhook.ts';
 import { minimalConfig, withValue } from '../../config/helpers.ts';
-import { record, stageContext } from '../support/stage-context.ts';
+import { jsonRecord, stageContext } from '../../../support/stage-context.ts';
 
 // A real HTTP endpoint on localhost whose answers the tests choose.
 const received: { headers: IncomingHttpHeaders; body: string }[] = [];
@@ -66,7 +66,7 @@ test('each alert is POSTed as JSON with its id as Idempotency-Key, from the exte
   const stage = sink();
   assert.deepEqual(stage.inputTopics, ['hamstring_alerts']);
   const result = await stage.process(
-    [record('hamstring_alerts', 0, alert('a1')), record('hamstring_alerts', 1, alert('a2'))],
+    [jsonRecord('hamstring_alerts', 0, alert('a1')), jsonRecord('hamstring_alerts', 1, alert('a2'))],
     stageContext(),
   );
   assert.deepEqual(result.failures, []);
@@ -83,9 +83,9 @@ test('a 503 fails the record as retryable and the rest of its partition with it,
   answers = [503];
   const result = await sink().process(
     [
-      record('hamstring_alerts', 0, alert('a1')),
-      record('hamstring_alerts', 1, alert('a2')),
-      record('hamstring_alerts', 0, alert('b1'), null, 1),
+      jsonRecord('hamstring_alerts', 0, alert('a1')),
+      jsonRecord('hamstring_alerts', 1, alert('a2')),
+      jsonRecord('hamstring_alerts', 0, alert('b1'), null, 1),
     ],
     stageContext(),
   );
@@ -104,7 +104,7 @@ test('a 400 is refused for good (dead-lettered at once) and does not stop the pa
   received.length = 0;
   answers = [400, 200];
   const result = await sink().process(
-    [record('hamstring_alerts', 0, alert('a1')), record('hamstring_alerts', 1, alert('a2'))],
+    [jsonRecord('hamstring_alerts', 0, alert('a1')), jsonRecord('hamstring_alerts', 1, alert('a2'))],
     stageContext(),
   );
   assert.equal(received.length, 2);
@@ -129,6 +129,6 @@ test('an unreachable endpoint is a retryable failure', async () => {
       { env: {} },
     ),
   });
-  const result = await stage.process([record('hamstring_alerts', 0, alert('a1'))], stageContext());
+  const result = await stage.process([jsonRecord('hamstring_alerts', 0, alert('a1'))], stageContext());
   assert.ok(result.failures?.[0]?.error instanceof WebhookUnavailableError);
 });

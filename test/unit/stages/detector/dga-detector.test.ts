@@ -16,7 +16,7 @@ import {
   sha256Hex,
 } from '../../../../src/stages/detector/model/model-file.ts';
 import { DGA_SCORE_TASK_MODULE } from '../../../../src/stages/detector/score-task.ts';
-import { record, stageContext } from '../support/stage-context.ts';
+import { jsonRecord, stageContext } from '../../../support/stage-context.ts';
 
 // One split on name_length (feature 2): <= 20 characters scores sigmoid(-2), longer sigmoid(2).
 const LOW = 1 / (1 + Math.exp(2));
@@ -105,7 +105,7 @@ test('one alert per host with a warning per line at or above the threshold and t
     topics,
     clock: () => Date.UTC(2026, 10, 30),
   });
-  const result = await stage.process([record('in', 7, batch, '10.0.0.1')], stageContext());
+  const result = await stage.process([jsonRecord('in', 7, batch, '10.0.0.1')], stageContext());
   const alerts = alertsOf(result.outputs);
   assert.equal(alerts.length, 1, 'host 10.0.0.2 has no malicious line and gets no alert');
   const [alert] = alerts;
@@ -126,7 +126,7 @@ test('one alert per host with a warning per line at or above the threshold and t
 test('the threshold is respected: no line reaches 0.9, so no alert', async () => {
   const stage = await createDgaDetector({ detector: detectorConfig({ threshold: 0.9 }), topics });
   assert.ok(HIGH < 0.9 && LOW < 0.9);
-  const result = await stage.process([record('in', 0, batch)], stageContext());
+  const result = await stage.process([jsonRecord('in', 0, batch)], stageContext());
   assert.deepEqual(alertsOf(result.outputs), []);
   const rows = result.outputs.filter((o) => o.topic === 'clickhouse_alerts');
   assert.equal(rows.length, 0);
@@ -135,7 +135,7 @@ test('the threshold is respected: no line reaches 0.9, so no alert', async () =>
 test('context lines carried over from the previous batch are neither scored nor recorded again', async () => {
   const stage = await createDgaDetector({ detector: detectorConfig(), topics });
   const withContext = { ...batch, context_logline_ids: ['l2', 'l3'] };
-  const result = await stage.process([record('in', 0, withContext)], stageContext());
+  const result = await stage.process([jsonRecord('in', 0, withContext)], stageContext());
   assert.deepEqual(alertsOf(result.outputs), []);
   const logged = result.outputs
     .filter((o) => o.topic === 'clickhouse_logline_timestamps')
@@ -146,13 +146,16 @@ test('context lines carried over from the previous batch are neither scored nor 
 test('min_warnings: a host with fewer warnings in the batch is not alerted', async () => {
   const two = await createDgaDetector({ detector: detectorConfig({ min_warnings: 2 }), topics });
   const three = await createDgaDetector({ detector: detectorConfig({ min_warnings: 3 }), topics });
-  assert.equal(alertsOf((await two.process([record('in', 0, batch)], stageContext())).outputs).length, 1);
-  assert.equal(alertsOf((await three.process([record('in', 0, batch)], stageContext())).outputs).length, 0);
+  assert.equal(alertsOf((await two.process([jsonRecord('in', 0, batch)], stageContext())).outputs).length, 1);
+  assert.equal(
+    alertsOf((await three.process([jsonRecord('in', 0, batch)], stageContext())).outputs).length,
+    0,
+  );
 });
 
 test('monitoring rows: one alert row, the batch finished as detected, each line detected or finished', async () => {
   const stage = await createDgaDetector({ detector: detectorConfig(), topics });
-  const result = await stage.process([record('in', 3, batch)], stageContext());
+  const result = await stage.process([jsonRecord('in', 3, batch)], stageContext());
   const rows = (topic: string) =>
     result.outputs
       .filter((o) => o.topic === topic)
@@ -184,7 +187,10 @@ test('monitoring rows: one alert row, the batch finished as detected, each line 
 
 test('a record that is not a batch fails alone as a decode error; the others are scored', async () => {
   const stage = await createDgaDetector({ detector: detectorConfig(), topics });
-  const result = await stage.process([record('in', 0, 'not json'), record('in', 1, batch)], stageContext());
+  const result = await stage.process(
+    [jsonRecord('in', 0, 'not json'), jsonRecord('in', 1, batch)],
+    stageContext(),
+  );
   assert.equal(result.failures?.length, 1);
   assert.equal(result.failures?.[0]?.record.offset, 0);
   assert.equal((result.failures?.[0]?.error as Error).name, 'DecodeError');
@@ -196,8 +202,8 @@ test('scoring in the ThreadPool gives the same alerts as scoring inline', async 
   try {
     const inline = await createDgaDetector({ detector: detectorConfig(), topics, clock: () => 0 });
     const threaded = await createDgaDetector({ detector: detectorConfig(), topics, clock: () => 0, pool });
-    const a = await inline.process([record('in', 0, batch)], stageContext());
-    const b = await threaded.process([record('in', 0, batch)], stageContext());
+    const a = await inline.process([jsonRecord('in', 0, batch)], stageContext());
+    const b = await threaded.process([jsonRecord('in', 0, batch)], stageContext());
     assert.deepEqual(alertsOf(b.outputs), alertsOf(a.outputs));
     assert.equal(pool.threads, 1, 'the pool ran the scoring');
   } finally {

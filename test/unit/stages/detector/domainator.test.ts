@@ -16,7 +16,8 @@ import {
 } from '../../../../src/stages/detector/domainator/similarity.ts';
 import type { Alert } from '../../../../src/stages/messages.ts';
 import { seededRandom } from '../../../../src/traffic/random.ts';
-import { MapStore, MemoryState, record, stageContext, timerContext } from '../support/stage-context.ts';
+import { MemoryState, MemoryStore } from '../../../support/memory-state.ts';
+import { jsonRecord, stageContext, timerContext } from '../../../support/stage-context.ts';
 
 test('edit distance and similarity of subdomains', () => {
   assert.equal(levenshtein('kitten', 'sitting'), 3);
@@ -44,7 +45,7 @@ const base32 = (seed: number, n: number) => {
 };
 
 test('a window is scored from its min_window-th request on and keeps at most max_window', () => {
-  const store = new MapStore<DomainWindow>();
+  const store = new MemoryStore<DomainWindow>();
   const o = { minWindow: 3, maxWindow: 4, now: 1000 };
   const scores = [0, 1, 2, 3, 4, 5].map((i) =>
     observe(store, { src_ip: '10.0.0.9', domain_name: `${base32(i, 50)}.x.tunnel.co.uk` }, o),
@@ -58,7 +59,7 @@ test('a window is scored from its min_window-th request on and keeps at most max
 });
 
 test('a name without subdomain opens no window', () => {
-  const store = new MapStore<DomainWindow>();
+  const store = new MemoryStore<DomainWindow>();
   assert.equal(
     observe(
       store,
@@ -111,8 +112,8 @@ test('the tunnelling host is alerted; a host repeating mail and www names is not
   ]);
   const result = stage.process(
     [
-      record(topics.input, 0, batchOf('b1', tunnel), '10.0.0.66'),
-      record(topics.input, 1, batchOf('b2', benign), '10.0.0.5'),
+      jsonRecord(topics.input, 0, batchOf('b1', tunnel), '10.0.0.66'),
+      jsonRecord(topics.input, 1, batchOf('b2', benign), '10.0.0.5'),
     ],
     stageContext(state),
   );
@@ -139,7 +140,7 @@ test('windows persist across batches in the store and expire on the timer when i
   const one = (i: number): [string, string] => ['10.0.0.66', `${base32(i, 48)}.t.files-sync.com`];
   const run = (offset: number, lines: [string, string][]) => {
     const r = stage.process(
-      [record(topics.input, offset, batchOf(`b${offset}`, lines))],
+      [jsonRecord(topics.input, offset, batchOf(`b${offset}`, lines))],
       stageContext(state),
     );
     if (r instanceof Promise) throw new Error('sync');
