@@ -30,7 +30,7 @@ export interface GroupMetadataSource {
 
 /**
  * A group consumer with manual offsets. One instance per group membership: after a membership or
- * transport error the runtime closes it and creates a fresh one (the seed's recovery steps 3-4).
+ * transport error the runtime closes it and creates a fresh one (docs/recovery.md, "Actions and steps").
  */
 export interface ConsumerPort extends GroupMetadataSource {
   connect(timeoutMs: number): Promise<void>;
@@ -165,7 +165,7 @@ export function createConsumer(
       }
     },
     /**
-     * Collects up to `max` records for at most `timeoutMs` (the seed's batch timeout). The binding's
+     * Collects up to `max` records for at most `timeoutMs` (the batch timeout). The binding's
      * own timeout applies per record, so a trickle could hold a batch open for max x timeout; here
      * each call waits only for its first record and the loop stops at the deadline.
      */

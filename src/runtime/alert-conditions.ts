@@ -1,6 +1,6 @@
 import type { Clock } from './clock.ts';
 
-/** The seed's four operational alert conditions. */
+/** The four operational alert conditions (docs/recovery.md, "Alert conditions"). */
 export type AlertCondition =
   | 'max_poll_exceeded_or_unknown_member'
   | 'repeated_recovery_after_revoke'
