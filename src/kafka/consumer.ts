@@ -210,7 +210,9 @@ export function createConsumer(
       let total = 0;
       let known = false;
       for (const p of native.position()) {
-        if (p.offset < 0) continue;
+        // A partition that delivered nothing since its assignment or a seek has no position (the
+        // binding leaves `offset` out); counting it would make the sum NaN.
+        if (typeof p.offset !== 'number' || p.offset < 0) continue;
         const w = native.getWatermarkOffsets(p.topic, p.partition);
         if (w.highOffset >= 0) {
           total += Math.max(0, w.highOffset - p.offset);
