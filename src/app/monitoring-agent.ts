@@ -98,7 +98,7 @@ export function monitoringBatch(config: HamstringConfig): { size: number; timeou
  * is unreachable), creates or evolves the tables, then runs the sink stage in a TransactionalWorker
  * in at-least-once mode. Resolves once the worker runs.
  *
- * Recovery from an insert failure (the seed's "Monitoring sink recovery"): the worker is stopped
+ * Recovery from an insert failure (src/monitoring/README.md, "Recovery"): the worker is stopped
  * first, which closes the Kafka consumer and discards the uncommitted batch; then ClickHouse is
  * reconnected with back-off (log line and metric per attempt); then a fresh worker subscribes a new
  * consumer, which replays from the committed offsets. Rows of a replayed batch that reached

@@ -1,14 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { describePartitions, probeKafkaReady, type PartitionState } from '../kafka/readiness.ts';
 import { findJava } from './executables.ts';
 import { requireKafkaDistribution } from './kafka-distribution.ts';
 import {
   bootstrapServersOf,
-  generateClusterId,
   kafkaNodeAddresses,
   namespaceBootstrapOf,
-  renderLog4j2Config,
-  renderServerProperties,
   type ClusterSize,
   type KafkaNodeAddress,
 } from './kafka-node-config.ts';
@@ -22,6 +19,7 @@ import {
   type KafkaLayout,
   type KafkaRunningState,
 } from './kafka-state.ts';
+import { loadOrCreateLayout, nodeLogTail, writeNodeConfigs } from './kafka-cluster-files.ts';
 import { resolveDataDir } from './paths.ts';
 import { AbortPoll, pollUntil } from './poll.ts';
 import { assertPortsFree, canConnect, type PortClaim } from './ports.ts';
@@ -29,7 +27,6 @@ import {
   killAndWait,
   pauseOrResume,
   processState,
-  tailFile,
   terminate,
   type DetachedProcess,
   type ProcessState,
@@ -58,7 +55,6 @@ export interface KafkaClusterOptions {
   readyTimeoutMs?: number;
 }
 
-const DEFAULT_BASE_PORT = 9092;
 const DEFAULT_READY_TIMEOUT_MS = 180_000;
 const LISTEN_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 30_000;
@@ -116,7 +112,7 @@ export class LocalKafkaCluster {
       libsDir: distribution.libsDir,
       heapMb: opts.heapMb ?? (opts.nodes === 1 ? 768 : 512),
     };
-    cluster.writeNodeConfigs(opts.brokerOverrides ?? {}, opts.namespaceListenerHost);
+    writeNodeConfigs(dataDir, cluster.addresses, opts.brokerOverrides ?? {}, opts.namespaceListenerHost);
     await assertPortsFree(cluster.portClaims(cluster.nodeIds()));
     await cluster.formatUnformatted(runtime);
     writeStateFile(kafkaRunningFile(dataDir), {
@@ -262,7 +258,7 @@ export class LocalKafkaCluster {
         intervalMs: 250,
         onTimeout: () =>
           new Error(
-            `Kafka node ${id} did not listen on port ${brokerPort} within ${timeoutMs} ms${this.logTail(id)}`,
+            `Kafka node ${id} did not listen on port ${brokerPort} within ${timeoutMs} ms${nodeLogTail(this.dataDir, id)}`,
           ),
       },
     );
@@ -303,36 +299,7 @@ export class LocalKafkaCluster {
   private exitedError(id: number, when: string): Error {
     const status = this.children.get(id)?.exitStatus();
     const how = status ? ` (${status.signal ? `signal ${status.signal}` : `exit code ${status.code}`})` : '';
-    return new Error(`Kafka node ${id} exited ${when}${how}${this.logTail(id)}`);
-  }
-
-  private logTail(id: number): string {
-    const files = kafkaNodeFiles(this.dataDir, id);
-    const output = tailFile(files.processLog, 10);
-    const log = tailFile(files.serverLog, 15);
-    const parts = [
-      output && `--- ${files.processLog}\n${output}`,
-      log && `--- ${files.serverLog}\n${log}`,
-    ].filter(Boolean);
-    return parts.length > 0 ? `, last log lines:\n${parts.join('\n')}` : '';
-  }
-
-  private writeNodeConfigs(overrides: Record<string, string>, namespaceListenerHost?: string): void {
-    for (const node of this.addresses) {
-      const files = kafkaNodeFiles(this.dataDir, node.id);
-      mkdirSync(files.logDir, { recursive: true });
-      writeFileSync(
-        files.serverProperties,
-        renderServerProperties({
-          node,
-          cluster: this.addresses,
-          logDir: files.logDir,
-          overrides,
-          ...(namespaceListenerHost ? { namespaceListenerHost } : {}),
-        }),
-      );
-      writeFileSync(files.log4j2, renderLog4j2Config(files.serverLog));
-    }
+    return new Error(`Kafka node ${id} exited ${when}${how}${nodeLogTail(this.dataDir, id)}`);
   }
 
   private async formatUnformatted(runtime: KafkaRuntime): Promise<void> {
@@ -417,37 +384,4 @@ export class LocalKafkaCluster {
 
 function portsOf(address: KafkaNodeAddress): { brokerPort: number; controllerPort: number } {
   return { brokerPort: address.brokerPort, controllerPort: address.controllerPort };
-}
-
-/**
- * The data dir keeps its cluster id and size across stops, since formatted storage belongs to
- * them; the base port follows the caller when given.
- */
-function loadOrCreateLayout(dataDir: string, opts: KafkaClusterOptions, kafkaVersion: string): KafkaLayout {
-  const existing = readStateFile(kafkaLayoutFile(dataDir), kafkaLayoutSchema);
-  if (existing && existing.nodes !== opts.nodes) {
-    throw new Error(
-      `${dataDir} holds a ${existing.nodes}-node Kafka cluster, not ${opts.nodes}; remove the directory or pass --nodes ${existing.nodes}`,
-    );
-  }
-  const layout: KafkaLayout = {
-    clusterId: existing?.clusterId ?? formattedClusterId(dataDir, opts.nodes) ?? generateClusterId(),
-    nodes: opts.nodes,
-    basePort: opts.basePort ?? existing?.basePort ?? DEFAULT_BASE_PORT,
-    kafkaVersion,
-    createdAt: existing?.createdAt ?? new Date().toISOString(),
-  };
-  writeStateFile(kafkaLayoutFile(dataDir), layout);
-  return layout;
-}
-
-/** The cluster id already formatted into a node's storage, when the layout file was lost. */
-function formattedClusterId(dataDir: string, nodes: number): string | undefined {
-  for (let id = 1; id <= nodes; id++) {
-    const file = kafkaNodeFiles(dataDir, id).metaProperties;
-    if (!existsSync(file)) continue;
-    const match = /^cluster\.id=(.+)$/m.exec(readFileSync(file, 'utf8'));
-    if (match) return match[1]!.trim();
-  }
-  return undefined;
 }

@@ -31,7 +31,7 @@ export interface GroupMetadataSource {
 
 /**
  * A group consumer with manual offsets. One instance per group membership: after a membership or
- * transport error the runtime closes it and creates a fresh one (the seed's recovery steps 3-4).
+ * transport error the runtime closes it and creates a fresh one (docs/recovery.md, "Actions and steps").
  */
 export interface ConsumerPort extends GroupMetadataSource {
   connect(timeoutMs: number): Promise<void>;
@@ -177,7 +177,7 @@ export function createConsumer(
       }
     },
     /**
-     * Collects up to `max` records for at most `timeoutMs` (the seed's batch timeout). The binding's
+     * Collects up to `max` records for at most `timeoutMs` (the batch timeout). The binding's
      * own timeout applies per record, so a trickle could hold a batch open for max x timeout; here
      * each call waits only for its first record and the loop stops at the deadline.
      */
@@ -222,7 +222,9 @@ export function createConsumer(
       let total = 0;
       let known = false;
       for (const p of native.position()) {
-        if (p.offset < 0) continue;
+        // A partition that delivered nothing since its assignment or a seek has no position (the
+        // binding leaves `offset` out); counting it would make the sum NaN.
+        if (typeof p.offset !== 'number' || p.offset < 0) continue;
         const w = native.getWatermarkOffsets(p.topic, p.partition);
         if (w.highOffset >= 0) {
           total += Math.max(0, w.highOffset - p.offset);

@@ -1,7 +1,7 @@
 import { codeName } from './error-codes.ts';
 
 /**
- * The closed set of error kinds the runtime switches on (docs/design.md, "Errors: classify once").
+ * The closed set of error kinds the runtime switches on (docs/recovery.md, "One place decides, one place acts").
  * - membership: the consumer's group generation is gone; offsets of this generation can never commit.
  * - transport: Kafka is unreachable or a request timed out; the producer and consumer are rebuilt.
  * - abortable: the transaction must be aborted; producer and consumer stay usable.

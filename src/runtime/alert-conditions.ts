@@ -1,7 +1,7 @@
 import type { Clock } from './clock.ts';
 
 /**
- * The seed's four operational alert conditions, and a partition of a subscribed topic that no member
+ * The four operational alert conditions of docs/recovery.md, and a partition of a subscribed topic that no member
  * of the group owns for longer than `unownedMs` (new partitions nobody picked up, a stuck rebalance).
  */
 export const ALERT_CONDITIONS = [

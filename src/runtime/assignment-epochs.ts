@@ -4,7 +4,7 @@ import { tpKey } from '../kafka/records.ts';
 export type EpochCause = 'assign' | 'revoke' | 'lost' | 'reset';
 
 /**
- * Local assignment epochs (seed: "Rebalance tracking"). Assign starts a new epoch; revoke and lost
+ * Local assignment epochs (docs/recovery.md, "Assignment epochs"). Assign starts a new epoch; revoke and lost
  * invalidate the current one. A batch may open a transaction only if every record was fetched under
  * the current epoch from a partition that is still assigned.
  */

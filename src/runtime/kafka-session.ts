@@ -59,7 +59,7 @@ export interface SessionDeps {
 }
 
 /**
- * Owns the worker's producer and consumer and the seed's steps for replacing them: a fresh consumer
+ * Owns the worker's producer and consumer and the steps for replacing them (docs/recovery.md): a fresh consumer
  * (new generation), a recreated transactional producer (same id), and the reconnect loop.
  */
 export class KafkaSession {
@@ -254,7 +254,7 @@ export class KafkaSession {
     );
   }
 
-  /** Closing leaves the group generation; the seed's step 3. */
+  /** Closing leaves the group generation, so no batch of the old one can commit. */
   async closeConsumer(): Promise<void> {
     const c = this.#consumer;
     this.#consumer = undefined;

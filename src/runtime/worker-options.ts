@@ -26,9 +26,9 @@ export interface WorkerKafkaOptions {
   maxPollIntervalMs: number;
   transactionTimeoutMs: number;
   messageTimeoutMs: number;
-  /** Bound of every native transactional call (seed: transaction_api_timeout_seconds). */
+  /** Bound of every native transactional call (config: transaction_api_timeout_seconds). */
   apiTimeoutMs: number;
-  /** At-least-once commits retry transient coordinator errors only this long (seed). */
+  /** At-least-once commits retry transient coordinator errors only this long. */
   commitRetryTimeoutMs: number;
   /** Metadata refresh of both clients: how soon new input partitions are consumed (default 5 s). */
   metadataRefreshIntervalMs?: number;

@@ -7,6 +7,7 @@ import { isStrandedError } from '../../src/kafka/stranded-client.ts';
 import type { FetchedRecord } from '../../src/kafka/records.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import type { Stage } from '../../src/runtime/stage.ts';
+import { checkOutput, isExactlyOnce, type OutputVerdict } from '../../src/verify/check.ts';
 
 /** Worker Kafka options for tests: the verifier's short timeouts, so faults resolve quickly. */
 export const testKafkaOptions = verifyKafkaOptions;
@@ -100,35 +101,25 @@ export async function readCommitted(
   return out;
 }
 
-export interface ExactlyOnceReport {
-  expected: number;
-  received: number;
-  duplicates: number;
-  missing: number;
-  reordered: number;
-}
+/**
+ * The verifier's verdict (src/verify/check.ts) over what a read_committed reader saw: one checker for
+ * tests and `hamstring verify`, with order per key and per partition, and re-reads of the same
+ * partition+offset (a reader that rebalanced) not counted as duplicates.
+ */
+export type ExactlyOnceReport = OutputVerdict;
 
-/** Compares the output of a pass-through run with the seeded sequence 0..expected-1. */
+/** Checks the output of a pass-through run against the seeded sequence 0..expected-1. */
 export function checkExactlyOnce(records: FetchedRecord[], expected: number): ExactlyOnceReport {
-  const seen = new Map<number, number>();
-  const lastPerKey = new Map<string, number>();
-  let reordered = 0;
-  for (const r of records) {
-    const n = Number(r.value?.toString());
-    seen.set(n, (seen.get(n) ?? 0) + 1);
-    const key = r.key?.toString() ?? '';
-    const prev = lastPerKey.get(key);
-    if (prev !== undefined && n < prev) reordered += 1;
-    lastPerKey.set(key, n);
-  }
-  let duplicates = 0;
-  let missing = 0;
-  for (let i = 0; i < expected; i += 1) {
-    const c = seen.get(i) ?? 0;
-    if (c === 0) missing += 1;
-    if (c > 1) duplicates += c - 1;
-  }
-  return { expected, received: records.length, duplicates, missing, reordered };
+  return checkOutput(
+    records.map((r) => ({
+      partition: r.partition,
+      offset: r.offset,
+      key: r.key?.toString() ?? '',
+      seq: Number(r.value?.toString()),
+      attempts: [],
+    })),
+    expected,
+  );
 }
 
 /** Committed offsets of the group equal the input's high watermarks (nothing left, nothing skipped). */
@@ -160,9 +151,7 @@ export async function assertExactlyOnce(
   try {
     const offsets = await committedMatchesEnd(admin, args.group, args.input);
     const problems: string[] = [];
-    if (report.duplicates > 0) problems.push(`${report.duplicates} duplicates`);
-    if (report.missing > 0) problems.push(`${report.missing} missing`);
-    if (report.reordered > 0) problems.push(`${report.reordered} reordered`);
+    if (!isExactlyOnce(report)) problems.push(JSON.stringify(report.samples));
     if (!offsets.ok) problems.push(`committed offsets differ from the input's end: ${offsets.detail}`);
     if (problems.length > 0)
       throw new Error(`exactly-once violated: ${problems.join('; ')} (${JSON.stringify(report)})`);

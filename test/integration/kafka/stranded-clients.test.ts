@@ -16,6 +16,8 @@ const RECORDS = 50;
 const READERS = 60;
 // Longer than the test broker's broker.session.timeout.ms (5 s): its own controller fences it.
 const PAUSE_MS = 12_000;
+/** Rounds of pause-and-create before the test admits it stranded nothing. */
+const MAX_ROUNDS = 4;
 
 /** Reads until every record is in (or the deadline); returns how many distinct and total. */
 async function readAll(reader: RecordReader): Promise<{ distinct: number; total: number }> {
@@ -43,12 +45,14 @@ describe('clients stranded by a fenced broker (1-node cluster)', () => {
     for (const id of cluster.nodeIds()) if (!cluster.isNodeRunning(id)) await cluster.startNode(id);
   });
 
-  test('readers created as a fenced broker comes back all read everything, once', async (t) => {
+  test('readers created as a fenced broker comes back all read everything once, a replaced one included', async (t) => {
     const topic = uniqueTopic('stranded');
     await createTopics(bootstrap, [topic], 3);
     await seed(bootstrap, topic, 0, RECORDS);
-    let replaced = 0;
-    for (let round = 1; round <= 2; round += 1) {
+    // Stranding is a race with the broker's fence; rounds repeat until a client was really
+    // stranded (and replaced), so a pass says the replacement works, not only that nothing happened.
+    const perRound: number[] = [];
+    for (let round = 1; round <= MAX_ROUNDS && !perRound.some((n) => n > 0); round += 1) {
       const [id] = cluster.nodeIds();
       cluster.pauseNode(id!);
       try {
@@ -67,13 +71,21 @@ describe('clients stranded by a fenced broker (1-node cluster)', () => {
         await new Promise((r) => setTimeout(r, 5));
       }
       await Promise.all(connects);
-      const reads = readers.map((reader) => readAll(reader));
-      const results = await Promise.all(reads);
-      replaced += readers.reduce((n, r) => n + r.replacements, 0);
+      const results = await Promise.all(readers.map((reader) => readAll(reader)));
+      perRound.push(readers.filter((r) => r.replacements > 0).length);
       results.forEach((res, i) =>
-        assert.deepEqual(res, { distinct: RECORDS, total: RECORDS }, `round ${round}, reader ${i}`),
+        assert.deepEqual(
+          res,
+          { distinct: RECORDS, total: RECORDS },
+          `round ${round}, reader ${i} (client replaced ${readers[i]!.replacements} times)`,
+        ),
       );
     }
-    t.diagnostic(`readers whose client was stranded and replaced: ${replaced} of ${2 * READERS}`);
+    const stranded = perRound.reduce((a, b) => a + b, 0);
+    t.diagnostic(
+      `readers stranded and replaced per round of ${READERS}: ${perRound.join(', ')} (${stranded} in total)`,
+    );
+    if (stranded === 0)
+      t.skip(`no client was stranded in ${MAX_ROUNDS} rounds: the replacement was not exercised this run`);
   });
 });

@@ -256,7 +256,7 @@ describe('record error handling (real broker)', () => {
       const records = await readCommitted(bootstrap, output, 149, 120_000);
       const report = checkExactlyOnce(records, 150);
       assert.equal(report.duplicates, 0);
-      assert.equal(report.missing, 1);
+      assert.equal(report.lost, 1);
       assert.ok(!records.some((r) => seq(r) === 60));
       const dlt = await readCommitted(bootstrap, `${input}.DLT`, 1, 30_000);
       assert.equal(dlt[0]!.value?.toString(), '60');

@@ -56,7 +56,7 @@ describe('bounded redelivery and dead letters under crashes (real broker)', () =
     const out = await readCommitted(bootstrap, output, 599, 120_000);
     const report = checkExactlyOnce(out, 600);
     assert.equal(report.duplicates, 0);
-    assert.equal(report.missing, 1, 'only record 77 is missing from the output');
+    assert.equal(report.lost, 1, 'only record 77 is missing from the output');
     const dlt = await readCommitted(bootstrap, `${input}.DLT`, 1, 10_000);
     assert.equal(dlt.length, 1, 'exactly one dead letter');
     assert.equal(seq(dlt[0]!.value), 77);
@@ -103,7 +103,7 @@ describe('bounded redelivery and dead letters under crashes (real broker)', () =
       const out = await readCommitted(bootstrap, output, 299, 240_000);
       const report = checkExactlyOnce(out, 300);
       assert.equal(report.duplicates, 0);
-      assert.equal(report.missing, 1);
+      assert.equal(report.lost, 1);
       assert.ok(!out.some((r) => seq(r.value) === 150));
       const dlt = await readCommitted(bootstrap, `${input}.DLT`, 1, 10_000);
       assert.equal(seq(dlt[0]!.value), 150);
@@ -153,7 +153,7 @@ describe('bounded redelivery and dead letters under crashes (real broker)', () =
       const out = await readCommitted(bootstrap, output, 119, 240_000);
       const report = checkExactlyOnce(out, 120);
       assert.equal(report.duplicates, 0);
-      assert.equal(report.missing, 1);
+      assert.equal(report.lost, 1);
       const dlt = await readCommitted(bootstrap, `${input}.DLT`, 1, 10_000);
       assert.equal(seq(dlt[0]!.value), 30);
       assert.equal(dlt[0]!.headers[DLT_HEADERS.errorKind]?.toString(), 'redelivery-exhausted');

@@ -27,7 +27,7 @@ test('the shipped config.yaml loads without errors', () => {
   assert.equal(config.pipeline.alerting.external_kafka_topic, 'hamstring_alerts');
 });
 
-test('the shipped config.yaml carries the recovery settings of the seed design', () => {
+test('the shipped config.yaml carries the recovery settings: max.poll.interval, API timeout, batch sizes', () => {
   const { environment, pipeline } = loadConfig({ path: SHIPPED_CONFIG_PATH, env: {} });
 
   assert.equal(environment.kafka_consumer.max_poll_interval_ms, 300_000);
