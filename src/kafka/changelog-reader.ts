@@ -57,6 +57,10 @@ export async function openChangelogReader(o: {
       fn((err, v) => (err ? reject(classifyKafkaError(err, 'consume')) : resolve(v))),
     );
   await call<unknown>((cb) => native.connect({ timeout: o.timeoutMs }, cb));
+  // Otherwise a batch waits out the whole timeout to fill up, at every call (see consumer.ts).
+  (
+    native as unknown as { setDefaultIsTimeoutOnlyForFirstMessage(only: boolean): void }
+  ).setDefaultIsTimeoutOnlyForFirstMessage(true);
   const eof = new Map<string, number>();
   native.on('partition.eof', (e: { topic: string; partition: number; offset: number }) => {
     eof.set(tpKey(e), e.offset);

@@ -336,10 +336,8 @@ export class TransactionalWorker {
     }
     this.#state = this.#state === 'failed' ? 'failed' : 'stopping';
     if (this.#txnOpen) await this.#abort('shutdown');
-    const delivered = this.#deliveredOffsets();
+    await this.#closeStores();
     await this.#session.close();
-    // After the producer closed, every delivery report is in: the checkpoints are as far as they go.
-    await this.#stores?.engine.close(delivered);
     if (this.#state !== 'failed') this.#state = 'stopped';
     this.log.info({ event: 'stopped', state: this.#state }, 'worker stopped');
   }
@@ -661,13 +659,21 @@ export class TransactionalWorker {
     }
   }
 
-  /** The producer's delivered offsets (state checkpoints); empty when there is no producer. */
-  #deliveredOffsets(): ReadonlyMap<string, number> {
+  /**
+   * Last checkpoints while the partitions are still ours and no transaction is open: once the
+   * producer has flushed and its delivery reports reached the event loop, they cover every commit.
+   */
+  async #closeStores(): Promise<void> {
+    if (!this.#stores) return;
+    let delivered: ReadonlyMap<string, number> | undefined;
     try {
-      return this.#session.producer.deliveredOffsets();
+      await this.#session.producer.flush(this.#o.kafka.apiTimeoutMs);
+      await new Promise<void>((resolve) => setTimeout(resolve, 100));
+      delivered = this.#session.producer.deliveredOffsets();
     } catch {
-      return new Map();
+      // No producer (never started, or closed by a failed abort): the per-commit checkpoints stand.
     }
+    await this.#stores.engine.close(delivered);
   }
 
   /**
@@ -749,6 +755,7 @@ export class TransactionalWorker {
       await this.#abort('stale');
       return;
     }
+    this.#stores!.committing();
     await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
     this.#txnOpen = false;
     this.#stores!.committed(s.producer.deliveredOffsets());
@@ -801,6 +808,7 @@ export class TransactionalWorker {
     }
     await s.retryInPlace('send-offsets', () => s.producer.sendOffsets(offsets, s.consumer));
     await this.#hooks.beforeCommit?.(info);
+    this.#stores?.committing();
     await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
     this.#txnOpen = false;
     this.#stores?.committed(s.producer.deliveredOffsets());

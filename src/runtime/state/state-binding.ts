@@ -13,6 +13,10 @@ import type { StateTransaction } from './state-transaction.ts';
  */
 export class StateBinding {
   #txn: StateTransaction | undefined;
+  /** Set once commitTransaction was called for `#txn`: failing after that, the outcome is unknown. */
+  #committing = false;
+  /** `ctx.state(p)` of the open transaction, per partition: one object per batch, not per record. */
+  readonly #views = new Map<number, PartitionState>();
   /** Partitions restored since the loop last looked, to be resumed. */
   #restored = new Set<number>();
   /** Partitions whose records arrived while restoring (before the pause took): rewind them. */
@@ -88,14 +92,19 @@ export class StateBinding {
 
   /** Opens the state transaction of a batch (or timer call). */
   begin(): void {
-    if (this.#txn?.state === 'open') this.engine.aborted(this.#txn);
+    this.aborted();
     this.#txn = this.engine.begin();
   }
 
   /** `ctx.state(partition)` of the stage call running now. */
   partitionState(partition: number): PartitionState {
     if (!this.#txn) throw new Error('no state transaction is open');
-    return this.engine.partitionState(this.#txn, partition);
+    let view = this.#views.get(partition);
+    if (!view) {
+      view = this.engine.partitionState(this.#txn, partition);
+      this.#views.set(partition, view);
+    }
+    return view;
   }
 
   /** A mark before one `process` call, to undo it if its result is thrown away. */
@@ -112,15 +121,29 @@ export class StateBinding {
     return this.#txn ? this.engine.changelogRecords(this.#txn) : [];
   }
 
+  /** The loop is about to call commitTransaction. */
+  committing(): void {
+    this.#committing = true;
+  }
+
   /** The Kafka transaction committed; `delivered` is the producer's delivered offsets. */
   committed(delivered: ReadonlyMap<string, number>): void {
     if (this.#txn?.state === 'open') this.engine.committed(this.#txn, delivered);
-    this.#txn = undefined;
+    this.#end();
   }
 
   /** The Kafka transaction aborted, or the batch went stale or failed before committing. */
   aborted(): void {
-    if (this.#txn?.state === 'open') this.engine.aborted(this.#txn);
+    if (this.#txn?.state === 'open') {
+      if (this.#committing) this.engine.uncertain(this.#txn);
+      else this.engine.aborted(this.#txn);
+    }
+    this.#end();
+  }
+
+  #end(): void {
     this.#txn = undefined;
+    this.#committing = false;
+    this.#views.clear();
   }
 }

@@ -62,6 +62,11 @@ export class StateEngine {
   readonly #tasks = new Set<RestoreTask>();
   /** Last checkpoint written per store partition (`store\0partition`). */
   readonly #positions = new Map<string, number>();
+  /**
+   * Partitions whose last commit has an unknown outcome: it may be in the changelog but not in the
+   * local copy, so their checkpoints stay where they are until the partitions are restored again.
+   */
+  readonly #frozen = new Set<number>();
   readonly #open: StateTransaction[] = [];
   #nextId = 1;
   #closed = false;
@@ -159,6 +164,7 @@ export class StateEngine {
       this.#restoring.delete(p);
       if (task && !task.partitions.some((q) => this.#restoring.get(q) === task)) task.controller.abort();
       this.#ready.delete(p);
+      this.#frozen.delete(p);
       this.timers?.stop(p);
       for (const s of this.#codecs.keys()) this.#positions.delete(posKey(s, p));
     }
@@ -228,6 +234,16 @@ export class StateEngine {
     this.#local.write(changes, checkpoints, this.#o.clock.now()).catch((e: unknown) => this.#writeFailed(e));
   }
 
+  /**
+   * The commit of `txn` failed without a known outcome (it may have committed). Its changes are
+   * dropped from memory like an abort's; the loop then restores its partitions anew (a consumer
+   * reset) or stops, and meanwhile no checkpoint of them moves.
+   */
+  uncertain(txn: StateTransaction): void {
+    for (const p of txn.partitions()) this.#frozen.add(p);
+    this.aborted(txn);
+  }
+
   /** `txn` was aborted (or its batch went stale): it and every transaction after it are forgotten. */
   aborted(txn: StateTransaction): void {
     const i = this.#open.indexOf(txn);
@@ -241,8 +257,9 @@ export class StateEngine {
   }
 
   /**
-   * Writes the last checkpoints (after the producer has delivered everything: clean stop) and
-   * closes the local copy. Restores still running are cancelled.
+   * Writes the last checkpoints and closes the local copy; restores still running are cancelled.
+   * For a clean stop: called with no transaction open, before the member leaves the group, once the
+   * producer's delivery reports are in (`delivered`), so the next start reads no tail at all.
    */
   async close(delivered?: ReadonlyMap<string, number>): Promise<void> {
     if (this.#closed) return;
@@ -264,7 +281,7 @@ export class StateEngine {
   #advance(partitions: number[], delivered: ReadonlyMap<string, number>) {
     const out: { store: string; partition: number; offset: number }[] = [];
     for (const p of partitions) {
-      if (!this.#ready.has(p)) continue;
+      if (!this.#ready.has(p) || this.#frozen.has(p)) continue;
       for (const [store, topic] of this.#changelogs) {
         const last = delivered.get(tpKey({ topic, partition: p }));
         const k = posKey(store, p);
