@@ -44,6 +44,19 @@ interface RestoreTask {
 }
 
 const RESTORE_RETRY_MS = 1_000;
+/**
+ * Committed changes reach the local copy at most this late (or sooner past LOCAL_FLUSH_CHANGES):
+ * a key updated by every batch is written once per flush, not once per commit. A crash loses at
+ * most this much of the copy, which the changelog tail then replays.
+ */
+const LOCAL_FLUSH_MS = 1_000;
+const LOCAL_FLUSH_CHANGES = 100_000;
+
+interface PendingWrite {
+  store: string;
+  partition: number;
+  changes: Map<string, Buffer | null>;
+}
 
 /**
  * A worker's state stores and timers, behind the narrow interface its loop calls: assign/drop on
@@ -72,6 +85,11 @@ export class StateEngine {
   #closed = false;
   /** Set after a failed local write: later checkpoints could cover the changes it lost. */
   #localFailed = false;
+  /** Committed changes and checkpoints not yet written to the local copy; written together. */
+  #pending = new Map<string, PendingWrite>();
+  #pendingCheckpoints = new Map<string, { store: string; partition: number; offset: number }>();
+  #pendingChanges = 0;
+  #flushTimer: NodeJS.Timeout | undefined;
 
   /** True for a stage that declares stores or a timer. */
   static needed(stage: Pick<Stage, 'stores' | 'timer'>): boolean {
@@ -159,6 +177,8 @@ export class StateEngine {
 
   /** Forgets revoked or lost partitions: their restore stops, their stores and timers go. */
   drop(partitions: readonly number[]): void {
+    // Their committed changes go to the copy with their checkpoints: a later restore reads less.
+    this.#flush();
     for (const p of partitions) {
       const task = this.#restoring.get(p);
       this.#restoring.delete(p);
@@ -229,9 +249,43 @@ export class StateEngine {
     const changes = [...txn.changes()].filter((c) => this.#ready.has(c.partition));
     for (const c of changes) this.#ready.get(c.partition)!.get(c.store)!.apply(c.key, c.value);
     if (!this.#local || this.#localFailed) return;
-    const checkpoints = this.#advance(txn.partitions(), delivered);
-    if (changes.length === 0 && checkpoints.length === 0) return;
-    this.#local.write(changes, checkpoints, this.#o.clock.now()).catch((e: unknown) => this.#writeFailed(e));
+    for (const c of changes) {
+      const k = posKey(c.store, c.partition);
+      let w = this.#pending.get(k);
+      if (!w) {
+        w = { store: c.store, partition: c.partition, changes: new Map() };
+        this.#pending.set(k, w);
+      }
+      w.changes.set(c.key, c.value);
+    }
+    this.#pendingChanges += changes.length;
+    for (const c of this.#advance(txn.partitions(), delivered))
+      this.#pendingCheckpoints.set(posKey(c.store, c.partition), c);
+    if (this.#pendingChanges >= LOCAL_FLUSH_CHANGES) this.#flush();
+    else if (!this.#flushTimer && (this.#pending.size > 0 || this.#pendingCheckpoints.size > 0)) {
+      this.#flushTimer = setTimeout(() => this.#flush(), LOCAL_FLUSH_MS);
+      this.#flushTimer.unref();
+    }
+  }
+
+  /** Writes the pending changes and checkpoints in one LMDB transaction. */
+  #flush(): void {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    if (!this.#local || this.#localFailed) return;
+    if (this.#pending.size === 0 && this.#pendingCheckpoints.size === 0) return;
+    const pending = [...this.#pending.values()];
+    const checkpoints = [...this.#pendingCheckpoints.values()];
+    this.#pending = new Map();
+    this.#pendingCheckpoints = new Map();
+    this.#pendingChanges = 0;
+    const changes = function* () {
+      for (const w of pending)
+        for (const [key, value] of w.changes) yield { store: w.store, partition: w.partition, key, value };
+    };
+    this.#local
+      .write(changes(), checkpoints, this.#o.clock.now())
+      .catch((e: unknown) => this.#writeFailed(e));
   }
 
   /**
@@ -266,6 +320,7 @@ export class StateEngine {
     this.#closed = true;
     for (const t of this.#tasks) t.controller.abort();
     await Promise.allSettled([...this.#tasks].map((t) => t.done));
+    this.#flush();
     if (!this.#local) return;
     if (delivered && !this.#localFailed) {
       const checkpoints = this.#advance([...this.#ready.keys()], delivered);
