@@ -38,7 +38,7 @@ interface ChildConfig {
 
 type ChildMessage =
   | { type: 'first-commit'; sinceStartMs: number; sinceSpawnMs: number }
-  | { type: 'done'; elapsedMs: number; restore: RestoreFigures }
+  | { type: 'done'; elapsedMs: number; cpuMs: number; restore: RestoreFigures }
   | { type: 'committed'; records: number };
 
 interface RestoreFigures {
@@ -48,6 +48,7 @@ interface RestoreFigures {
 }
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
 // ---------------------------------------------------------------------------------------------
 // Child: one worker.
@@ -57,6 +58,7 @@ async function child(c: ChildConfig, spawnedAt: number): Promise<void> {
   const send = (m: ChildMessage) => process.send?.(m);
   let committed = 0;
   let firstFetchAt: number | undefined;
+  let cpuAtFirstFetch: NodeJS.CpuUsage | undefined;
   let startAt = 0;
   const stage = c.stateful
     ? countingStage(c.input, c.output, c.group)
@@ -66,6 +68,7 @@ async function child(c: ChildConfig, spawnedAt: number): Promise<void> {
       ...stage,
       process: (records, ctx) => {
         firstFetchAt ??= performance.now();
+        cpuAtFirstFetch ??= process.cpuUsage();
         return stage.process(records, ctx);
       },
     },
@@ -99,6 +102,7 @@ async function child(c: ChildConfig, spawnedAt: number): Promise<void> {
           send({
             type: 'done',
             elapsedMs: performance.now() - (firstFetchAt ?? startAt),
+            cpuMs: cpuMs(process.cpuUsage(cpuAtFirstFetch)),
             restore: {
               changelogRecords: sum('hamstring_state_restored_records_total', 'changelog'),
               localRecords: sum('hamstring_state_restored_records_total', 'local'),
@@ -122,7 +126,7 @@ async function child(c: ChildConfig, spawnedAt: number): Promise<void> {
 class Worker {
   readonly proc: ChildProcess;
   firstCommit: Promise<{ sinceStartMs: number; sinceSpawnMs: number }>;
-  done: Promise<{ elapsedMs: number; restore: RestoreFigures }>;
+  done: Promise<{ elapsedMs: number; cpuMs: number; restore: RestoreFigures }>;
   committed = 0;
 
   constructor(c: ChildConfig) {
@@ -131,7 +135,8 @@ class Worker {
       env: { ...process.env, UV_THREADPOOL_SIZE: '16' },
     });
     let first: (v: { sinceStartMs: number; sinceSpawnMs: number }) => void = () => undefined;
-    let finished: (v: { elapsedMs: number; restore: RestoreFigures }) => void = () => undefined;
+    let finished: (v: { elapsedMs: number; cpuMs: number; restore: RestoreFigures }) => void = () =>
+      undefined;
     this.firstCommit = new Promise((r) => (first = r));
     this.done = new Promise((r) => (finished = r));
     this.proc.on('message', (m: ChildMessage) => {
@@ -194,14 +199,14 @@ const run = Date.now().toString(36);
 let topicSeq = 0;
 const name = (p: string) => `bench-state-${p}-${run}-${(topicSeq += 1)}`;
 
-/** Records per second of one worker over `input` (first fetch to last commit). */
+/** Records per second of one worker over `input` (first fetch to last commit), and its CPU time. */
 async function throughput(
   bootstrap: string,
   input: string,
   records: number,
   stateful: boolean,
   stateDir: string,
-) {
+): Promise<{ perSecond: number; cpuUsPerRecord: number }> {
   const output = name('out');
   await createTopics(bootstrap, [output], PARTITIONS);
   const group = name(stateful ? 'counting' : 'stateless');
@@ -217,8 +222,10 @@ async function throughput(
   });
   const done = await w.done;
   await w.stop('SIGTERM');
-  return records / (done.elapsedMs / 1000);
+  return { perSecond: records / (done.elapsedMs / 1000), cpuUsPerRecord: (done.cpuMs * 1000) / records };
 }
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -241,11 +248,31 @@ async function main(): Promise<void> {
     await createTopics(bootstrap, [input], PARTITIONS);
     log(`seeding ${records} records over 10 000 keys`);
     await seedKeys(bootstrap, input, 0, records, 10_000);
-    const stateless = await throughput(bootstrap, input, records, false, stateDir);
-    const counting = await throughput(bootstrap, input, records, true, stateDir);
-    console.log(`throughput stateless            ${stateless.toFixed(0)} records/s`);
-    console.log(`throughput counting (10k keys)  ${counting.toFixed(0)} records/s`);
+    // Alternating rounds, medians: a shared machine's load shifts between runs.
+    const runs = {
+      stateless: [] as number[],
+      counting: [] as number[],
+      cpuS: [] as number[],
+      cpuC: [] as number[],
+    };
+    for (let round = 0; round < 3; round++) {
+      const a = await throughput(bootstrap, input, records, false, stateDir);
+      const b = await throughput(bootstrap, input, records, true, stateDir);
+      runs.stateless.push(a.perSecond);
+      runs.counting.push(b.perSecond);
+      runs.cpuS.push(a.cpuUsPerRecord);
+      runs.cpuC.push(b.cpuUsPerRecord);
+      log(`round ${round + 1}: stateless ${a.perSecond.toFixed(0)}/s, counting ${b.perSecond.toFixed(0)}/s`);
+    }
+    const stateless = median(runs.stateless);
+    const counting = median(runs.counting);
+    console.log(`throughput stateless            ${stateless.toFixed(0)} records/s (median of 3)`);
+    console.log(`throughput counting (10k keys)  ${counting.toFixed(0)} records/s (median of 3)`);
     console.log(`counting / stateless            ${(counting / stateless).toFixed(2)}x (target >= 0.7x)`);
+    console.log(
+      `worker CPU per record           stateless ${median(runs.cpuS).toFixed(1)} us, ` +
+        `counting ${median(runs.cpuC).toFixed(1)} us`,
+    );
 
     // 2. A store of `bigKeys` keys: built once, then restarted three ways.
     const bigIn = name('big-in');
