@@ -36,5 +36,6 @@ export type {
   StoreDeclaration,
   TimerDeclaration,
 } from './state/contract.ts';
+export { jsonCodec, bytesCodec } from './state/codecs.ts';
 export { systemClock } from './clock.ts';
 export type { Clock } from './clock.ts';
