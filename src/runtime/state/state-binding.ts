@@ -39,10 +39,7 @@ export class StateBinding {
   onEpochChange(cause: EpochCause, partitions: readonly TopicPartition[]): void {
     const assignedNumbers = new Set(this.d.epochs.assigned().map((tp) => tp.partition));
     if (cause === 'assign') {
-      const fresh = [...new Set(partitions.map((tp) => tp.partition))].filter((p) => !this.engine.isReady(p));
-      this.engine.assign(fresh, (ready) => {
-        for (const p of ready) this.#restored.add(p);
-      });
+      this.#restore(partitions.map((tp) => tp.partition));
       this.d.consumer()?.pause(partitions.filter((tp) => !this.engine.isReady(tp.partition)));
       return;
     }
@@ -55,6 +52,13 @@ export class StateBinding {
       this.#restored.delete(p);
       this.#early.delete(p);
     }
+  }
+
+  #restore(partitions: number[]): void {
+    const fresh = [...new Set(partitions)].filter((p) => !this.engine.isReady(p));
+    this.engine.assign(fresh, (ready) => {
+      for (const p of ready) this.#restored.add(p);
+    });
   }
 
   /** Whether an assigned partition must stay paused: its stores are still being restored. */
@@ -135,10 +139,24 @@ export class StateBinding {
   /** The Kafka transaction aborted, or the batch went stale or failed before committing. */
   aborted(): void {
     if (this.#txn?.state === 'open') {
-      if (this.#committing) this.engine.uncertain(this.#txn);
+      if (this.#committing) this.#restoreAgain(this.engine.uncertain(this.#txn));
       else this.engine.aborted(this.#txn);
     }
     this.#end();
+  }
+
+  /**
+   * After a commit of unknown outcome, whatever the recovery does next: the partitions are paused,
+   * restored from the changelog (read_committed waits for the outcome), and then rewound to the
+   * group's committed offsets, which reflect the same outcome.
+   */
+  #restoreAgain(partitions: number[]): void {
+    if (partitions.length === 0) return;
+    const numbers = new Set(partitions);
+    const tps = this.d.epochs.assigned().filter((tp) => numbers.has(tp.partition));
+    for (const p of partitions) this.#early.add(p);
+    this.#restore(partitions);
+    this.d.consumer()?.pause(tps);
   }
 
   #end(): void {

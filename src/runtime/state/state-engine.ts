@@ -75,11 +75,7 @@ export class StateEngine {
   readonly #tasks = new Set<RestoreTask>();
   /** Last checkpoint written per store partition (`store\0partition`). */
   readonly #positions = new Map<string, number>();
-  /**
-   * Partitions whose last commit has an unknown outcome: it may be in the changelog but not in the
-   * local copy, so their checkpoints stay where they are until the partitions are restored again.
-   */
-  readonly #frozen = new Set<number>();
+
   readonly #open: StateTransaction[] = [];
   #nextId = 1;
   #closed = false;
@@ -184,7 +180,6 @@ export class StateEngine {
       this.#restoring.delete(p);
       if (task && !task.partitions.some((q) => this.#restoring.get(q) === task)) task.controller.abort();
       this.#ready.delete(p);
-      this.#frozen.delete(p);
       this.timers?.stop(p);
       for (const s of this.#codecs.keys()) this.#positions.delete(posKey(s, p));
     }
@@ -289,13 +284,15 @@ export class StateEngine {
   }
 
   /**
-   * The commit of `txn` failed without a known outcome (it may have committed). Its changes are
-   * dropped from memory like an abort's; the loop then restores its partitions anew (a consumer
-   * reset) or stops, and meanwhile no checkpoint of them moves.
+   * The commit of `txn` failed without a known outcome: it may be in the changelog. Its changes are
+   * dropped like an abort's and so are the stores of its partitions, which must be restored anew
+   * (the changelog then tells). Returns those partitions.
    */
-  uncertain(txn: StateTransaction): void {
-    for (const p of txn.partitions()) this.#frozen.add(p);
+  uncertain(txn: StateTransaction): number[] {
+    const partitions = txn.partitions().filter((p) => this.#ready.has(p));
     this.aborted(txn);
+    this.drop(partitions);
+    return partitions;
   }
 
   /** `txn` was aborted (or its batch went stale): it and every transaction after it are forgotten. */
@@ -336,7 +333,7 @@ export class StateEngine {
   #advance(partitions: number[], delivered: ReadonlyMap<string, number>) {
     const out: { store: string; partition: number; offset: number }[] = [];
     for (const p of partitions) {
-      if (!this.#ready.has(p) || this.#frozen.has(p)) continue;
+      if (!this.#ready.has(p)) continue;
       for (const [store, topic] of this.#changelogs) {
         const last = delivered.get(tpKey({ topic, partition: p }));
         const k = posKey(store, p);

@@ -205,6 +205,33 @@ describe('exactly-once state stores on a real broker', () => {
     await second.stop();
   });
 
+  test('a commit whose outcome stays unknown restores the stores anew: nothing lost or doubled', async () => {
+    const input = uniqueTopic('unknown-in');
+    const output = uniqueTopic('unknown-out');
+    const group = uniqueGroup('unknown');
+    await createTopics(bootstrap, [input, output], 2);
+    await seed(bootstrap, input, 0, 3_000);
+    // The commit reaches the broker, then every report of it within the API timeout is a timeout.
+    const faults = new FaultInjector([
+      {
+        operation: 'commit-transaction',
+        nth: 3,
+        times: 12,
+        error: '_TIMED_OUT',
+        flags: { isRetriable: true },
+        after: true,
+      },
+    ]);
+    const w = worker(countingStage(input, output, group), '0', {
+      clients: faults.wrap(defaultClients),
+      kafka: testKafkaOptions(bootstrap, { apiTimeoutMs: 3_000 }),
+    });
+    await w.start();
+    await assertSums(output, group, 3_000);
+    assert.ok(faults.injected.length > 0, 'the fault was injected');
+    await w.stop();
+  });
+
   test('a restart after a clean stop restores only the changelog tail', async () => {
     const input = uniqueTopic('tail-in');
     const output = uniqueTopic('tail-out');
