@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Runs the TypeScript sources directly through tsx (a runtime dependency): no build step.
-import './threadpool.js';
-import { register } from 'tsx/esm/api';
+import { relaunchWithThreadPool } from './threadpool.js';
 
-register();
-await import('../src/cli/main.ts');
+if (!relaunchWithThreadPool()) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli/main.ts');
+}

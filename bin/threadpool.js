@@ -1,5 +1,37 @@
 /* global process */
-// librdkafka calls run on libuv's thread pool (4 threads by default). A call that librdkafka never
-// returns from pins one thread for good; a larger pool keeps the process serving Kafka meanwhile.
-// Imported first by bin/hamstring.js, before anything can start the pool.
-process.env.UV_THREADPOOL_SIZE ??= '16';
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+
+/**
+ * librdkafka calls run on libuv's thread pool (4 threads by default). A call librdkafka never
+ * returns from pins one thread for good; a larger pool keeps the process serving Kafka meanwhile,
+ * and liveness turns red only once stuck calls hold half of it.
+ */
+export const THREAD_POOL_SIZE = '16';
+
+/**
+ * libuv sizes its pool from UV_THREADPOOL_SIZE when the first task is queued, and Node's module
+ * loader queues file reads on it before the first line of any module runs: setting the variable
+ * from inside the process is too late (the pool stays at 4). So without the variable in the
+ * environment, the command runs itself again as a child with it set, passes signals on, and exits
+ * with the child's status. Returns false when this process is the one to do the work.
+ */
+export function relaunchWithThreadPool() {
+  if (process.env.UV_THREADPOOL_SIZE !== undefined) {
+    // The relaunched child dies with its parent, also when the parent was killed with SIGKILL.
+    if (process.channel) {
+      process.once('disconnect', () => process.kill(process.pid, 'SIGKILL'));
+      process.channel.unref();
+    }
+    return false;
+  }
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    env: { ...process.env, UV_THREADPOOL_SIZE: THREAD_POOL_SIZE },
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    // Its own process group: a terminal's Ctrl-C reaches it once, through this process.
+    detached: true,
+  });
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? 128 + (signal ? constants.signals[signal] : 0)));
+  return true;
+}

@@ -12,6 +12,10 @@ export interface CommandEntry {
  * lazily, so a command's dependencies (the Kafka client, ClickHouse) cost nothing to the others.
  */
 export const commands: Record<string, CommandEntry> = {
+  run: {
+    summary: 'run a stage (a module exporting a Stage, or a built-in name) as an exactly-once worker',
+    load: async () => (await import('./commands/run.ts')).runCommand,
+  },
   up: {
     summary: 'start local Kafka (1 node) and ClickHouse, wait until both are ready',
     load: async () => (await import('./commands/up.ts')).upCommand,

@@ -8,8 +8,11 @@ export interface BatchSettingsRequest {
   config: HamstringConfig;
   /** Defaults to `process.env`. */
   env?: NodeJS.ProcessEnv;
-  /** The consuming stage; `full` defaults to the known full name of `short` (`detector` -> `data_analysis.detector`). */
-  stage?: { short: string; full?: string };
+  /**
+   * The consuming stage, any name; `full` defaults to the known full name of `short` (`detector` ->
+   * `data_analysis.detector`).
+   */
+  stage?: { short?: string; full?: string };
   /** Every topic the consumer subscribes to, by complete name. */
   topics: readonly string[];
   /** Values the caller passes to consume_batch itself; they win over everything. */
@@ -90,9 +93,8 @@ function stageOrGlobal(request: BatchSettingsRequest, setting: Setting): Candida
   const batchConfig = request.config.environment.kafka_transaction_batch;
   const stages: Readonly<Record<string, { size?: number; timeout_ms?: number } | undefined>> =
     batchConfig.stages;
-  const names = request.stage
-    ? [request.stage.full ?? fullStageName(request.stage.short), request.stage.short]
-    : [];
+  const short = request.stage?.short;
+  const names = [request.stage?.full ?? (short === undefined ? undefined : fullStageName(short)), short];
   for (const name of names) {
     const value = name === undefined ? undefined : stages[name]?.[setting];
     if (value !== undefined) return { value, source: `stage:${name}` };

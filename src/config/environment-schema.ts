@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { addProblem, asRecord, whenPositiveIntegers } from './refinements.ts';
 import { recordErrorsSchema } from './record-errors-schema.ts';
-import { STAGE_KEYS } from './stage-names.ts';
 import {
   bootstrapServerList,
   ipAddress,
@@ -9,6 +8,7 @@ import {
   port,
   positiveInt,
   positiveNumber,
+  stageName,
   topicName,
 } from './value-schemas.ts';
 
@@ -101,8 +101,8 @@ const transactionBatchSchema = z.strictObject({
   size: positiveInt().default(50),
   /** How long a batch is collected before it is processed anyway. */
   timeout_ms: positiveInt().default(50),
-  /** Keyed by short (`detector`) or full (`data_analysis.detector`) stage name. */
-  stages: z.partialRecord(z.enum(STAGE_KEYS), batchOverrideSchema).default({}),
+  /** Keyed by any stage's short (`detector`) or full (`data_analysis.detector`) name; the full one wins. */
+  stages: z.record(stageName(), batchOverrideSchema).default({}),
   /** Keyed by the complete consumed topic name. */
   topics: z.record(topicName(), batchOverrideSchema).default({}),
 });

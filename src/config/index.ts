@@ -28,5 +28,5 @@ export type {
   PrefilterConfig,
   RuntimeConfig,
 } from './schema.ts';
-export { PIPELINE_STAGES, fullStageName } from './stage-names.ts';
-export type { StageFullName, StageShortName } from './stage-names.ts';
+export { PIPELINE_STAGES, fullStageName, unknownStageKeys } from './stage-names.ts';
+export type { StageFullName, StageShortName, UnknownStageKey } from './stage-names.ts';

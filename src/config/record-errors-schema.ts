@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { STAGE_KEYS } from './stage-names.ts';
-import { nonEmptyString, positiveInt, topicName } from './value-schemas.ts';
+import { nonEmptyString, positiveInt, topicName, stageName } from './value-schemas.ts';
 
 const fixedBackOffSchema = z.strictObject({
   type: z.literal('fixed'),
@@ -64,7 +63,7 @@ export const recordErrorsSchema = z.strictObject({
   /** Durable delivery markers (compacted topic): bounded redelivery across crashes and stalls. */
   track_delivery_attempts: z.boolean().default(true),
   delivery_attempts_topic: topicName().default('hamstring.delivery-attempts'),
-  stages: z.partialRecord(z.enum(STAGE_KEYS), stageRecordErrorsSchema).default({}),
+  stages: z.record(stageName(), stageRecordErrorsSchema).default({}),
 });
 
 export type RecordErrorsConfig = z.output<typeof recordErrorsSchema>;

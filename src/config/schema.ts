@@ -5,9 +5,10 @@ import { intBetween, nonEmptyString } from './value-schemas.ts';
 
 const debugFlagSchema = z.strictObject({ debug: z.boolean().default(false) });
 
+/** Log levels, applied by the application layer (`runStages`); HAMSTRING_LOG_LEVEL is final over `base`. */
 const loggingSchema = z.strictObject({
   base: debugFlagSchema.prefault({}),
-  /** Keyed by full module name, e.g. `data_analysis.detector`. */
+  /** Keyed by full module name, e.g. `data_analysis.detector`; `debug: true` lowers that stage to debug. */
   modules: z.record(nonEmptyString(), debugFlagSchema).default({}),
 });
 
@@ -16,6 +17,7 @@ const runtimeSchema = z.strictObject({
   instance_id: nonEmptyString().optional(),
   /** HTTP port of the health endpoint; 0 disables it. */
   health_port: intBetween(0, 65535).default(0),
+  /** Prometheus series on /metrics of the health port; false leaves /metrics empty (probes still served). */
   metrics: z.boolean().default(true),
   /** State stores of stateful stages: local copies and changelog topics. */
   state: z

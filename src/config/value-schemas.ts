@@ -39,6 +39,13 @@ export const COMPONENT_NAME_EXPECTED = 'name usable in a topic name (letters, di
 export const componentName = () =>
   z.string({ error: COMPONENT_NAME_EXPECTED }).regex(TOPIC_NAME, { error: COMPONENT_NAME_EXPECTED });
 
+// Stage names become consumer group ids and transactional ids, and in the pipeline topic suffixes.
+export const STAGE_NAME_EXPECTED = 'stage name (letters, digits, ".", "_", "-")';
+
+/** A key of a per-stage section: any stage's full or short name, built-in or a user's own. */
+export const stageName = () =>
+  z.string({ error: STAGE_NAME_EXPECTED }).regex(TOPIC_NAME, { error: STAGE_NAME_EXPECTED });
+
 export const ipAddress = () =>
   z.string({ error: 'IPv4 or IPv6 address' }).refine((value) => isIP(value) !== 0, {
     error: 'IPv4 or IPv6 address',

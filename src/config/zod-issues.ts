@@ -112,7 +112,7 @@ function toConfigIssues(issue: z.core.$ZodIssue, allowedKeys: Map<string, readon
 }
 
 /** The allowed key a typo most likely meant (small edit distance), if any. */
-function closest(word: string, candidates: readonly string[]): string | undefined {
+export function closest(word: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
   for (const candidate of candidates) {

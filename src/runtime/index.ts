@@ -2,8 +2,8 @@
  * The runtime's public surface: what the application layer, users' stages and the package entry point
  * import. Everything else under src/runtime/ is internal and may move.
  */
-export { TransactionalWorker } from './transactional-worker.ts';
-export type { WorkerState, WorkerStatus } from './transactional-worker.ts';
+export { TransactionalWorker } from './worker/transactional-worker.ts';
+export type { WorkerState, WorkerStatus } from './worker/transactional-worker.ts';
 export type {
   WorkerOptions,
   WorkerKafkaOptions,
@@ -11,9 +11,17 @@ export type {
   CommitInfo,
   KafkaClientFactory,
 } from './worker-options.ts';
-export { workerOptionsFromConfig, instanceIdFrom, recordErrorPolicyFromConfig } from './worker-config.ts';
+export {
+  workerOptionsFromConfig,
+  instanceIdFrom,
+  kafkaOptionsFromConfig,
+  recordErrorPolicyFromConfig,
+} from './worker-config.ts';
 export { hostWorkers } from './worker-host.ts';
 export type { WorkerHost } from './worker-host.ts';
+export { KafkaAttemptStore } from './delivery-attempts/kafka-attempt-store.ts';
+export type { KafkaAttemptStoreOptions } from './delivery-attempts/kafka-attempt-store.ts';
+export type { AttemptStore, DeliveryMarker } from './delivery-attempts/attempt-store.ts';
 export { startHealthServer } from './health-server.ts';
 export type { HealthServer, HealthServerOptions } from './health-server.ts';
 export { ThreadPool } from './thread-pool.ts';
@@ -36,6 +44,11 @@ export type {
   StoreDeclaration,
   TimerDeclaration,
 } from './state/contract.ts';
+export { exponentialBackOff, fixedBackOff } from './backoff.ts';
+export type { BackOff } from './backoff.ts';
+export { DLT_HEADERS } from './dead-letter.ts';
+export { defaultRecordErrorPolicy } from './record-error-policy.ts';
+export type { RecordErrorPolicy } from './record-error-policy.ts';
 export { jsonCodec, bytesCodec } from './state/codecs.ts';
 export { systemClock } from './clock.ts';
 export type { Clock } from './clock.ts';

@@ -4,7 +4,7 @@ import type { BackOffConfig } from '../config/record-errors-schema.ts';
 import { exponentialBackOff, fixedBackOff, type BackOff } from './backoff.ts';
 import type { RecordErrorPolicy } from './record-error-policy.ts';
 import type { Stage } from './stage.ts';
-import type { WorkerOptions } from './worker-options.ts';
+import type { WorkerKafkaOptions, WorkerOptions } from './worker-options.ts';
 
 export function backOffFromConfig(c: BackOffConfig): BackOff {
   if (c.type === 'fixed') return fixedBackOff(c.interval_ms, c.max_attempts);
@@ -24,8 +24,7 @@ export function recordErrorPolicyFromConfig(
   stage: Pick<Stage, 'name' | 'shortName'>,
 ): RecordErrorPolicy {
   const re = config.environment.record_errors;
-  const stages = re.stages as Record<string, (typeof re.stages)[keyof typeof re.stages]>;
-  const o = { ...(stage.shortName ? stages[stage.shortName] : undefined), ...stages[stage.name] };
+  const o = { ...(stage.shortName ? re.stages[stage.shortName] : undefined), ...re.stages[stage.name] };
   const dlt = o.dead_letter_topic;
   const retryTopics = o.retry_topics ?? re.retry_topics;
   return {
@@ -43,15 +42,42 @@ export function recordErrorPolicyFromConfig(
   };
 }
 
-/** The stage instance's identity: config, then HAMSTRING_INSTANCE_ID, then the host name (a pod name). */
+/**
+ * The process's identity among a stage's replicas: `runtime.instance_id`, then HAMSTRING_INSTANCE_ID,
+ * then the host name (a pod name). Every worker and the monitoring agent take it from here.
+ */
 export function instanceIdFrom(config: HamstringConfig, env: NodeJS.ProcessEnv = process.env): string {
   return config.runtime.instance_id ?? env.HAMSTRING_INSTANCE_ID ?? hostname();
 }
 
 /**
+ * The Kafka client settings of a worker from config.yaml (env overrides already applied by
+ * loadConfig); `over` wins. The one place they are read, for stage workers and the monitoring agent.
+ */
+export function kafkaOptionsFromConfig(
+  config: HamstringConfig,
+  over: Partial<WorkerKafkaOptions> = {},
+): WorkerKafkaOptions {
+  const k = config.environment;
+  return {
+    bootstrapServers: bootstrapServers(config),
+    groupProtocol: k.kafka_consumer.group_protocol,
+    assignmentStrategy: k.kafka_consumer.partition_assignment_strategy,
+    sessionTimeoutMs: k.kafka_consumer.session_timeout_ms,
+    heartbeatIntervalMs: k.kafka_consumer.heartbeat_interval_ms,
+    maxPollIntervalMs: k.kafka_consumer.max_poll_interval_ms,
+    transactionTimeoutMs: k.kafka_producer.transaction_timeout_ms,
+    messageTimeoutMs: k.kafka_producer.message_timeout_ms,
+    apiTimeoutMs: Math.round(k.kafka_producer.transaction_api_timeout_seconds * 1000),
+    commitRetryTimeoutMs: Math.round(k.kafka_consumer.commit_retry_timeout_seconds * 1000),
+    ...over,
+  };
+}
+
+/**
  * Everything a TransactionalWorker needs, resolved from config.yaml and the environment in one place:
  * Kafka client settings with their env overrides (already applied by loadConfig), the batch settings
- * by the seed's resolution order, and the stage's record error policy.
+ * in the documented resolution order, and the stage's record error policy.
  */
 export function workerOptionsFromConfig(args: {
   config: HamstringConfig;
@@ -62,11 +88,10 @@ export function workerOptionsFromConfig(args: {
 }): Omit<WorkerOptions, 'log' | 'attemptStore' | 'clients' | 'hooks' | 'clock'> {
   const { config, stage } = args;
   const env = args.env ?? process.env;
-  const k = config.environment;
   const batch = resolveBatchSettings({
     config,
     env,
-    ...(stage.shortName ? { stage: { short: stage.shortName, full: stage.name } } : {}),
+    stage: { full: stage.name, ...(stage.shortName ? { short: stage.shortName } : {}) },
     topics: [...stage.inputTopics],
     ...(args.explicitBatch ? { explicit: args.explicitBatch } : {}),
   });
@@ -74,18 +99,7 @@ export function workerOptionsFromConfig(args: {
     stage,
     instanceId: instanceIdFrom(config, env),
     mode: args.mode ?? 'exactly-once',
-    kafka: {
-      bootstrapServers: bootstrapServers(config),
-      groupProtocol: k.kafka_consumer.group_protocol,
-      assignmentStrategy: k.kafka_consumer.partition_assignment_strategy,
-      sessionTimeoutMs: k.kafka_consumer.session_timeout_ms,
-      heartbeatIntervalMs: k.kafka_consumer.heartbeat_interval_ms,
-      maxPollIntervalMs: k.kafka_consumer.max_poll_interval_ms,
-      transactionTimeoutMs: k.kafka_producer.transaction_timeout_ms,
-      messageTimeoutMs: k.kafka_producer.message_timeout_ms,
-      apiTimeoutMs: Math.round(k.kafka_producer.transaction_api_timeout_seconds * 1000),
-      commitRetryTimeoutMs: Math.round(k.kafka_consumer.commit_retry_timeout_seconds * 1000),
-    },
+    kafka: kafkaOptionsFromConfig(config),
     batch: { size: batch.size, timeoutMs: batch.timeoutMs },
     recordErrors: recordErrorPolicyFromConfig(config, stage),
     state: {

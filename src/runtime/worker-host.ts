@@ -1,6 +1,8 @@
+import { Registry } from 'prom-client';
 import type { Logger } from '../observability/logger.ts';
-import { startHealthServer } from './health-server.ts';
-import type { TransactionalWorker } from './transactional-worker.ts';
+import { startHealthServer, type HealthTarget } from './health-server.ts';
+import type { TransactionalWorker } from './worker/transactional-worker.ts';
+import type { WorkerMetrics } from './worker-metrics.ts';
 
 export interface WorkerHost {
   /** The health endpoint's port (when enabled). */
@@ -18,13 +20,24 @@ export interface WorkerHost {
 export async function hostWorkers(args: {
   workers: TransactionalWorker[];
   log: Logger;
+  /** Serves /livez, /readyz and /metrics on this port; absent or 0: no health server. */
   healthPort?: number;
+  /** Default 127.0.0.1; 0.0.0.0 in a container, so the orchestrator's probes reach it. */
+  healthHost?: string;
+  /** false: /metrics exposes no series (config `runtime.metrics`); the probes are served all the same. Default true. */
+  metrics?: boolean;
   signals?: NodeJS.Signals[];
 }): Promise<WorkerHost> {
   const { workers, log } = args;
+  const targets: () => readonly HealthTarget[] =
+    args.metrics === false ? () => workers.map(withoutMetrics) : () => workers;
   const health =
     args.healthPort !== undefined && args.healthPort > 0
-      ? await startHealthServer({ port: args.healthPort, workers: () => workers })
+      ? await startHealthServer({
+          port: args.healthPort,
+          workers: targets,
+          ...(args.healthHost !== undefined ? { host: args.healthHost } : {}),
+        })
       : undefined;
   let healthClosed: Promise<void> | undefined;
   const closeHealth = () => (healthClosed ??= health?.close() ?? Promise.resolve());
@@ -45,7 +58,15 @@ export async function hostWorkers(args: {
   };
   const signals = args.signals ?? ['SIGTERM', 'SIGINT'];
   for (const s of signals) process.on(s, onSignal);
-  await Promise.all(workers.map((w) => w.start()));
+  try {
+    await Promise.all(workers.map((w) => w.start()));
+  } catch (e) {
+    // A worker that cannot start leaves no handler, server or other worker behind.
+    for (const s of signals) process.off(s, onSignal);
+    await Promise.allSettled(workers.map((w) => w.stop()));
+    await closeHealth();
+    throw e;
+  }
   const done = (async () => {
     await Promise.all(workers.map((w) => w.done()));
     for (const s of signals) process.off(s, onSignal);
@@ -53,4 +74,12 @@ export async function hostWorkers(args: {
     return workers.some((w) => w.status().state === 'failed');
   })();
   return { healthPort: health?.port, done, stop };
+}
+
+const NO_SERIES = new Registry();
+
+/** The worker as the probes see it, with an empty registry in place of its metrics. */
+function withoutMetrics(worker: TransactionalWorker): HealthTarget {
+  // The health server reads only `registry` of a target's metrics.
+  return { status: () => worker.status(), metrics: { registry: NO_SERIES } as WorkerMetrics };
 }

@@ -1,33 +1,22 @@
 import { bootstrapServers, loadConfig, type HamstringConfig } from '../../config/index.ts';
 import { createLogger } from '../../observability/logger.ts';
-import {
-  replayDeadLetters,
-  replayStage,
-  unreplayableTopic,
-  type ReplaySummary,
-} from '../../runtime/dlt-replay.ts';
-import { workerOptionsFromConfig } from '../../runtime/worker-config.ts';
-import type { WorkerKafkaOptions } from '../../runtime/worker-options.ts';
+import { replayDeadLetters, unreplayableTopic, type ReplaySummary } from '../../app/dlt-replay.ts';
+import { kafkaOptionsFromConfig, type WorkerKafkaOptions } from '../../runtime/index.ts';
 import { UsageError, type Command, type CommandIo } from '../command.ts';
 
 /** Exit code when some dead letters had no origin and were moved to `<dlt>.unreplayable`. */
 export const EXIT_UNREPLAYABLE = 3;
 
 /**
- * Worker Kafka options: config.yaml's client settings (via `workerOptionsFromConfig`, so env
+ * Worker Kafka options: config.yaml's client settings (via `kafkaOptionsFromConfig`, so env
  * overrides apply as for any stage) with `bootstrap`; without a config file (`--bootstrap` alone)
  * the schema's defaults.
  */
 export function replayKafkaOptions(
   config: HamstringConfig | undefined,
   bootstrap: string,
-  dltTopic: string,
 ): WorkerKafkaOptions {
-  if (config)
-    return {
-      ...workerOptionsFromConfig({ config, stage: replayStage(dltTopic) }).kafka,
-      bootstrapServers: bootstrap,
-    };
+  if (config) return kafkaOptionsFromConfig(config, { bootstrapServers: bootstrap });
   return {
     bootstrapServers: bootstrap,
     groupProtocol: 'classic',
@@ -98,7 +87,7 @@ export const dltReplayCommand: Command = {
     const bootstrap = typeof values.bootstrap === 'string' ? values.bootstrap : bootstrapServers(config!);
     const summary = await replayDeadLetters({
       dltTopic,
-      kafka: replayKafkaOptions(config, bootstrap, dltTopic),
+      kafka: replayKafkaOptions(config, bootstrap),
       ...(typeof values.to === 'string' ? { to: values.to } : {}),
       dryRun: values['dry-run'] === true,
       timeoutMs: timeout * 1000,

@@ -1,9 +1,10 @@
 import { bootstrapServers, loadConfig } from '../../config/index.ts';
-import { startMonitoringAgent } from '../../monitoring/agent.ts';
+import { logLevelsFromConfig } from '../../app/log-levels.ts';
+import { startMonitoringAgent } from '../../app/monitoring-agent.ts';
 import { MONITORING_TOPIC_PREFIX } from '../../monitoring/events.ts';
 import { ensureMonitoringTopics } from '../../monitoring/topics.ts';
 import { createLogger } from '../../observability/logger.ts';
-import { instanceIdFrom } from '../../runtime/worker-config.ts';
+import { instanceIdFrom } from '../../runtime/index.ts';
 import type { Command } from '../command.ts';
 import { intOption, stringOption } from '../options.ts';
 
@@ -63,7 +64,8 @@ export const monitoringRunCommand: Command = {
       const instanceId = instanceIdFrom(config);
       const agent = await startMonitoringAgent(config, {
         instanceId,
-        log: createLogger({}, 2),
+        // logging.base.debug, logging.modules.<group>.debug and HAMSTRING_LOG_LEVEL, as for any stage.
+        log: createLogger({}, 2, logLevelsFromConfig(config).stage(group ?? 'monitoring.agent')),
         topicPrefix: prefix,
         ...(database !== undefined ? { database } : {}),
         ...(group !== undefined ? { groupId: group } : {}),

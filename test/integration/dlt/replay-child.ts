@@ -4,7 +4,7 @@
  * the test kills it. Args: bootstrap, dlt topic.
  */
 import { createLogger } from '../../../src/observability/logger.ts';
-import { replayDeadLetters } from '../../../src/runtime/dlt-replay.ts';
+import { replayDeadLetters } from '../../../src/app/dlt-replay.ts';
 import { testKafkaOptions } from '../../support/pipeline-harness.ts';
 
 const [bootstrap, dltTopic] = process.argv.slice(2) as [string, string];

@@ -7,7 +7,7 @@ import {
   replayStage,
   UnreplayableRecord,
   type ReplayDecision,
-} from '../../../src/runtime/dlt-replay.ts';
+} from '../../../src/app/dlt-replay.ts';
 import type { StageRecord } from '../../../src/runtime/stage.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 

@@ -15,7 +15,7 @@ import {
   replayDeadLetters,
   replayGroupId,
   unreplayableTopic,
-} from '../../../src/runtime/dlt-replay.ts';
+} from '../../../src/app/dlt-replay.ts';
 import type { StageOutput } from '../../../src/runtime/stage.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { uniqueTopic, uniqueTransactionalId } from '../../helpers/names.ts';

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAdmin } from '../../../src/kafka/admin.ts';
-import type { MonitoringAgent } from '../../../src/monitoring/agent.ts';
+import type { MonitoringAgent } from '../../../src/app/monitoring-agent.ts';
 import { ClickHouseConnection } from '../../../src/monitoring/clickhouse-connection.ts';
 import { DLT_HEADERS } from '../../../src/runtime/dead-letter.ts';
 import { TABLES, createTableSql, tableDef, type TableDef } from '../../../src/monitoring/tables.ts';

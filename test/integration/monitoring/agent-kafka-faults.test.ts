@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
-import type { MonitoringAgent } from '../../../src/monitoring/agent.ts';
+import type { MonitoringAgent } from '../../../src/app/monitoring-agent.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';

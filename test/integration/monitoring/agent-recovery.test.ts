@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAdmin } from '../../../src/kafka/admin.ts';
-import type { MonitoringAgent } from '../../../src/monitoring/agent.ts';
+import type { MonitoringAgent } from '../../../src/app/monitoring-agent.ts';
 import { testClickHouse, type TestClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';

@@ -9,7 +9,7 @@ import {
   startMonitoringAgent,
   type MonitoringAgent,
   type MonitoringAgentOptions,
-} from '../../../src/monitoring/agent.ts';
+} from '../../../src/app/monitoring-agent.ts';
 import { monitoringEvent } from '../../../src/monitoring/events.ts';
 import { dedupCountSql, distinctIdentityCountSql, rawCountSql } from '../../../src/monitoring/queries.ts';
 import { tableDef, type TableDef, type TableName } from '../../../src/monitoring/tables.ts';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, loadConfig, validateConfig } from '../../../src/config/index.ts';
+import { ConfigError, loadConfig, unknownStageKeys, validateConfig } from '../../../src/config/index.ts';
 import { configErrorOf, minimalConfig, shippedConfigText, withValue } from './helpers.ts';
 
 const loadText = (text: string) => loadConfig({ text, env: {} });
@@ -42,17 +42,51 @@ test('an unknown top-level section is an error too', () => {
   );
 });
 
-test('an unknown stage name under kafka_transaction_batch.stages lists the known stage names', () => {
+test('per-stage sections accept any stage name, so a user stage gets its own batch and record error settings', () => {
+  const tree = withValue(
+    withValue(minimalConfig(), ['environment', 'kafka_transaction_batch', 'stages', 'examples.uppercase'], {
+      size: 5,
+    }),
+    ['environment', 'record_errors', 'stages', 'uppercase'],
+    { max_deliveries: 2 },
+  );
+  const config = validateConfig(tree, { env: {} });
+  assert.deepEqual(config.environment.kafka_transaction_batch.stages, { 'examples.uppercase': { size: 5 } });
+  assert.equal(config.environment.record_errors.stages.uppercase?.max_deliveries, 2);
+});
+
+test('a per-stage key that cannot be a stage name is an error naming its path and the expected name', () => {
+  const tree = withValue(minimalConfig(), ['environment', 'record_errors', 'stages', 'my stage'], {
+    max_deliveries: 2,
+  });
+  const error = configErrorOf(() => validateConfig(tree, { env: {} }));
+  assert.equal(error.issues[0]?.path, 'environment.record_errors.stages["my stage"]');
+  assert.match(error.format(), /expected stage name \(letters, digits, "\.", "_", "-"\)/);
+});
+
+test('a wrong value under a user stage names the key path and the expected value', () => {
+  const tree = withValue(
+    minimalConfig(),
+    ['environment', 'kafka_transaction_batch', 'stages', 'mine', 'size'],
+    0,
+  );
+  const error = configErrorOf(() => validateConfig(tree, { env: {} }));
+  assert.deepEqual(
+    error.issues.map((i) => [i.path, i.expected]),
+    [['environment.kafka_transaction_batch.stages.mine.size', 'positive integer']],
+  );
+});
+
+test('unknownStageKeys reports keys naming no built-in or running stage, with the name a typo most likely meant', () => {
   const text = shippedConfigText().replace(
     '      detector:\n        size: 10',
     '      detecter:\n        size: 10',
   );
-  const error = configErrorOf(() => loadText(text));
-  assert.equal(error.issues[0]?.path, 'environment.kafka_transaction_batch.stages.detecter');
-  assert.match(
-    error.format(),
-    /\(did you mean "detector"\?\): expected one of the allowed keys \[logserver, log_storage\.logserver, .*data_alerting\.alerter\], got \{"size":10\}$/,
-  );
+  const config = loadText(text);
+  assert.deepEqual(unknownStageKeys(config, [{ name: 'examples.uppercase', shortName: 'uppercase' }]), [
+    { path: 'environment.kafka_transaction_batch.stages.detecter', suggestion: 'detector' },
+  ]);
+  assert.deepEqual(unknownStageKeys(config, [{ name: 'detecter' }]), []);
 });
 
 test('a wrong type reports the expected type and the actual value', () => {

@@ -2,17 +2,18 @@ import { createAdmin, type AdminPort } from '../kafka/admin.ts';
 import { createPartitionReader, type PartitionReader } from '../kafka/attempt-log.ts';
 import type { FetchedRecord } from '../kafka/records.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
-import { DLT_HEADERS } from './dead-letter.ts';
-import { defaultRecordErrorPolicy } from './record-error-policy.ts';
 import {
+  defaultRecordErrorPolicy,
+  DLT_HEADERS,
   NonRetryableError,
+  TransactionalWorker,
   type RecordFailure,
   type Stage,
   type StageOutput,
   type StageRecord,
-} from './stage.ts';
-import { TransactionalWorker } from './transactional-worker.ts';
-import type { WorkerHooks, WorkerKafkaOptions } from './worker-options.ts';
+  type WorkerHooks,
+  type WorkerKafkaOptions,
+} from '../runtime/index.ts';
 
 /** Header every replayed record carries: `<dlt topic>@<partition>:<offset>` of its dead letter. */
 export const REPLAYED_FROM_HEADER = 'hamstring.replayed-from';

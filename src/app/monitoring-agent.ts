@@ -1,24 +1,30 @@
-import { hostname } from 'node:os';
-import { bootstrapServers } from '../config/load.ts';
 import type { HamstringConfig } from '../config/schema.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
-import { exponentialBackOff, type BackOff } from '../runtime/backoff.ts';
-import { systemClock, type Clock } from '../runtime/clock.ts';
-import { TransactionalWorker } from '../runtime/transactional-worker.ts';
-import type { KafkaClientFactory, WorkerHooks, WorkerKafkaOptions } from '../runtime/worker-options.ts';
 import {
   ClickHouseConnection,
   errorText,
   type ClickHouseTarget,
   type ClickHouseUnavailable,
-} from './clickhouse-connection.ts';
-import { clickHouseSinkStage, type SinkHooks } from './clickhouse-sink.ts';
-import { MONITORING_TOPIC_PREFIX } from './events.ts';
-import { MonitoringMetrics } from './monitoring-metrics.ts';
-import { TABLES, type TableDef } from './tables.ts';
+} from '../monitoring/clickhouse-connection.ts';
+import { clickHouseSinkStage, type SinkHooks } from '../monitoring/clickhouse-sink.ts';
+import { MONITORING_TOPIC_PREFIX } from '../monitoring/events.ts';
+import { MonitoringMetrics } from '../monitoring/monitoring-metrics.ts';
+import { TABLES, type TableDef } from '../monitoring/tables.ts';
+import {
+  exponentialBackOff,
+  instanceIdFrom,
+  kafkaOptionsFromConfig,
+  systemClock,
+  TransactionalWorker,
+  type BackOff,
+  type Clock,
+  type KafkaClientFactory,
+  type WorkerHooks,
+  type WorkerKafkaOptions,
+} from '../runtime/index.ts';
 
 export interface MonitoringAgentOptions {
-  /** Default: runtime.instance_id, else the host name. */
+  /** Default: `instanceIdFrom(config)` (runtime.instance_id, HAMSTRING_INSTANCE_ID, the host name). */
   instanceId?: string;
   log?: Logger;
   /** Default `monitoring.agent` (also the stage name). */
@@ -57,27 +63,6 @@ export interface MonitoringAgent {
   /** Outages recovered so far (each: consumer closed, ClickHouse reconnected, fresh consumer). */
   readonly outages: number;
   stop(): Promise<void>;
-}
-
-/** The Kafka side of the agent from config.yaml; `over` wins. */
-export function monitoringKafkaOptions(
-  config: HamstringConfig,
-  over: Partial<WorkerKafkaOptions> = {},
-): WorkerKafkaOptions {
-  const env = config.environment;
-  return {
-    bootstrapServers: bootstrapServers(config),
-    groupProtocol: env.kafka_consumer.group_protocol,
-    assignmentStrategy: env.kafka_consumer.partition_assignment_strategy,
-    sessionTimeoutMs: env.kafka_consumer.session_timeout_ms,
-    heartbeatIntervalMs: env.kafka_consumer.heartbeat_interval_ms,
-    maxPollIntervalMs: env.kafka_consumer.max_poll_interval_ms,
-    transactionTimeoutMs: env.kafka_producer.transaction_timeout_ms,
-    messageTimeoutMs: env.kafka_producer.message_timeout_ms,
-    apiTimeoutMs: env.kafka_producer.transaction_api_timeout_seconds * 1000,
-    commitRetryTimeoutMs: env.kafka_consumer.commit_retry_timeout_seconds * 1000,
-    ...over,
-  };
 }
 
 /**
@@ -136,7 +121,7 @@ class Agent implements MonitoringAgent {
     private readonly config: HamstringConfig,
     private readonly o: MonitoringAgentOptions,
   ) {
-    const instanceId = o.instanceId ?? config.runtime.instance_id ?? hostname();
+    const instanceId = this.#instanceId();
     this.#log = (o.log ?? createLogger()).child({ component: 'monitoring-agent', instance: instanceId });
     this.#clock = o.clock ?? systemClock;
     this.#backOff =
@@ -189,7 +174,7 @@ class Agent implements MonitoringAgent {
   }
 
   #instanceId(): string {
-    return this.o.instanceId ?? this.config.runtime.instance_id ?? hostname();
+    return this.o.instanceId ?? instanceIdFrom(this.config);
   }
 
   async #startWorker(): Promise<void> {
@@ -216,7 +201,7 @@ class Agent implements MonitoringAgent {
       stage,
       instanceId: this.#instanceId(),
       mode: 'at-least-once',
-      kafka: monitoringKafkaOptions(this.config, { groupId, ...this.o.kafka }),
+      kafka: kafkaOptionsFromConfig(this.config, { groupId, ...this.o.kafka }),
       batch: monitoringBatch(this.config),
       recordErrors: { deadLetterTopic: () => deadLetterTopic },
       log: this.#log,
