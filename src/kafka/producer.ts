@@ -9,7 +9,7 @@ import { code } from './error-codes.ts';
 import { ConnectionWatch, type ConnectionProblem } from './connection-watch.ts';
 import { KafkaError, type KafkaOperation } from './kafka-error.ts';
 import type { GroupMetadataSource } from './consumer.ts';
-import type { OutgoingRecord, TopicPartitionOffset } from './records.ts';
+import { tpKey, type OutgoingRecord, type TopicPartitionOffset } from './records.ts';
 
 /** Outcome counters of one transaction's records, from delivery reports. */
 export interface DeliveryTally {
@@ -57,6 +57,12 @@ export interface ProducerPort {
    * one still is after `timeoutMs`.
    */
   whenIdle?(timeoutMs: number): Promise<boolean>;
+  /**
+   * The highest offset delivered per partition (by `tpKey`) over this producer's life, as far as
+   * delivery reports have arrived: a lower bound of where its committed records end (state store
+   * checkpoints).
+   */
+  deliveredOffsets(): ReadonlyMap<string, number>;
   close(timeoutMs: number): Promise<void>;
   readonly transactionalId: string | undefined;
 }
@@ -103,6 +109,7 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
   let tally: TransactionTally = { produced: 0, delivered: 0, purged: 0, failed: 0, refused: [] };
   let generation = 0;
   let closed = false;
+  const delivered = new Map<string, number>();
   // Native calls whose callback has not come yet. librdkafka can block forever inside one (seen:
   // send_offsets_to_transaction after a long broker SIGSTOP); disconnecting then deadlocks against
   // it and pins libuv threads, so such a producer is abandoned instead (see close()).
@@ -114,6 +121,8 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
     const own = opaque?.generation === generation;
     if (!err) {
       if (own) tally.delivered += 1;
+      const key = tpKey(report);
+      if (report.offset > (delivered.get(key) ?? -1)) delivered.set(key, report.offset);
       return;
     }
     let e = classifyKafkaError(err, 'delivery');
@@ -278,6 +287,7 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
       while (pending > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       return pending === 0;
     },
+    deliveredOffsets: () => delivered,
     close(timeoutMs) {
       if (closed) return Promise.resolve();
       closed = true;

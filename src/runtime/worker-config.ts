@@ -115,6 +115,13 @@ export function workerOptionsFromConfig(args: {
     batch: { size: batch.size, timeoutMs: batch.timeoutMs },
     ...(interval ? { commitInterval: withoutSource(interval) } : {}),
     recordErrors: recordErrorPolicyFromConfig(config, stage),
+    state: {
+      dir: config.runtime.state.dir,
+      replicationFactor: config.runtime.state.changelog_replication_factor,
+      ...(config.runtime.state.changelog_min_insync_replicas !== undefined
+        ? { minInsyncReplicas: config.runtime.state.changelog_min_insync_replicas }
+        : {}),
+    },
   };
 }
 

@@ -187,6 +187,9 @@ export class FakeProducer implements ProducerPort {
   tally(): DeliveryTally & { firstError?: KafkaError; refused: KafkaError[] } {
     return { produced: this.produced.length, delivered: 0, purged: 0, failed: 0, refused: [] };
   }
+  deliveredOffsets(): ReadonlyMap<string, number> {
+    return new Map();
+  }
   close(): Promise<void> {
     this.closed = true;
     return Promise.resolve();

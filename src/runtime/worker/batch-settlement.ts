@@ -44,8 +44,11 @@ export async function settleBatch(
     now,
   });
   const dead = new Set(plan.deadLetters.map((x) => positionKey(x.record)));
-  let outputs = plan.outputs;
+  // Store changes name no source record: after any failure, a stateful stage's batch is processed
+  // again on exactly the records it commits, so its changes are theirs and nothing else's.
+  let outputs = ctx.stores && result.failures.length > 0 ? undefined : plan.outputs;
   if (outputs === undefined) {
+    ctx.stores?.rollbackTo(0);
     const again = await d.rerun(plan.keep.filter((r) => !dead.has(positionKey(r)) && !poison.includes(r)));
     if (again.failures.length > 0) {
       ctx.log.warn(

@@ -128,6 +128,7 @@ export class ExactlyOnceCommitter implements Committer {
     const ctx = this.ctx;
     const s = ctx.session;
     for (const p of produced) await s.producer.produce(p.output);
+    for (const c of ctx.stores?.changelogRecords() ?? []) await s.producer.produce(c);
     await ctx.hooks.beforeSendOffsets?.(info);
     // Last check before the offsets bind to this generation: a revoke may have arrived meanwhile.
     const stale = ctx.epochs.staleReason(epoch, partitionsOf(records));
@@ -138,8 +139,10 @@ export class ExactlyOnceCommitter implements Committer {
     }
     await s.retryInPlace('send-offsets', () => s.producer.sendOffsets(nextOffsets(records), s.consumer));
     await ctx.hooks.beforeCommit?.(info);
+    ctx.stores?.committing();
     await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
     ctx.txnOpen = false;
+    ctx.stores?.committed(s.producer.deliveredOffsets());
     recordCommit(ctx, produced.length, t0);
     await ctx.hooks.afterCommit?.(info);
     return true;

@@ -26,6 +26,8 @@ export class PartitionHolds {
       session: KafkaSession;
       apiTimeoutMs: number;
       retryTopics: boolean;
+      /** Assigned partitions paused for another reason (their state stores are being restored). */
+      restoring?: ((tp: TopicPartition) => boolean) | undefined;
     },
   ) {}
 
@@ -47,9 +49,9 @@ export class PartitionHolds {
     for (const tp of partitions) this.#holds.delete(tpKey(tp));
   }
 
-  /** Assigned partitions that are not held. */
+  /** Assigned partitions that are not held (nor restoring). */
   flowing(): TopicPartition[] {
-    return this.d.epochs.assigned().filter((tp) => !this.has(tp));
+    return this.d.epochs.assigned().filter((tp) => !this.has(tp) && !this.d.restoring?.(tp));
   }
 
   /** Ends holds that are due: the partition is rewound to its held record and resumed. */

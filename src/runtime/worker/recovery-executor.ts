@@ -218,6 +218,7 @@ export class RecoveryExecutor {
   /** Aborts the open transaction (bounded); a failed abort is planned like any other failure. */
   async abort(reason: string): Promise<void> {
     const ctx = this.ctx;
+    ctx.stores?.aborted();
     if (!ctx.txnOpen) return;
     const s = ctx.session;
     const tally = s.producer.tally();

@@ -51,8 +51,9 @@ export async function invokeStage(
         signal: controller.signal,
         log: ctx.log,
         epoch,
-        state: () => {
-          throw new Error(`stage ${ctx.stage.name} declares no state stores`);
+        state: (partition) => {
+          if (!ctx.stores) throw new Error(`stage ${ctx.stage.name} declares no state stores`);
+          return ctx.stores.partitionState(partition);
         },
       }),
     );

@@ -13,6 +13,9 @@ import { FailureTracker } from '../failure-tracker.ts';
 import { defaultClients, KafkaSession, RetriesExhausted } from '../kafka-session.ts';
 import { defaultRecordErrorPolicy } from '../record-error-policy.ts';
 import { retryTopicsOf } from '../retry-topics.ts';
+import { StateConfigurationError } from '../state/changelog-topics.ts';
+import { StateBinding } from '../state/state-binding.ts';
+import { StateEngine } from '../state/state-engine.ts';
 import type { WorkerOptions } from '../worker-options.ts';
 import { WorkerMetrics } from '../worker-metrics.ts';
 import { PartitionHolds } from './partition-holds.ts';
@@ -79,6 +82,26 @@ export class TransactionalWorker {
       },
       isStopping: () => this.#ctx.stopRequested,
     });
+    const stores = StateEngine.needed(stage)
+      ? new StateBinding(
+          new StateEngine({
+            stage,
+            groupId,
+            instanceId: options.instanceId,
+            bootstrapServers: options.kafka.bootstrapServers,
+            settings: options.state ?? { dir: 'var/state', replicationFactor: -1 },
+            apiTimeoutMs: options.kafka.apiTimeoutMs,
+            clock,
+            log: this.log,
+            registry: this.metrics.registry,
+          }),
+          {
+            epochs,
+            consumer: () => (session.hasConsumer ? session.consumer : undefined),
+            apiTimeoutMs: options.kafka.apiTimeoutMs,
+          },
+        )
+      : undefined;
     this.#ctx = {
       o,
       stage,
@@ -97,10 +120,12 @@ export class TransactionalWorker {
         session,
         apiTimeoutMs: options.kafka.apiTimeoutMs,
         retryTopics: rt !== undefined,
+        restoring: stores ? (tp) => stores.isRestoring(tp) : undefined,
       }),
       failures: new FailureTracker(),
       deadLetterLimit: new DeadLetterLimit(policy.deadLetterLimit),
       deliveries: new DeliveryPlanner(options.attemptStore, groupId, policy.maxDeliveries),
+      stores,
       state: 'starting',
       stopRequested: false,
       failure: undefined,
@@ -114,6 +139,8 @@ export class TransactionalWorker {
     this.#recovery = new RecoveryExecutor(this.#ctx);
     this.#loop = new WorkerLoop(this.#ctx, this.#recovery);
     this.#status = new WorkerStatusReporter(this.#ctx);
+    // First: a newly assigned partition is paused for its restore before anything else runs.
+    if (stores) epochs.onChange((cause, partitions) => stores.onEpochChange(cause, partitions));
     epochs.onChange((cause, partitions) => this.#onEpochChange(cause, partitions));
   }
 
@@ -197,7 +224,7 @@ export class TransactionalWorker {
     const clients = ctx.o.clients?.admin ? ctx.o.clients : defaultClients;
     const admin = clients.admin!(ctx.o.kafka.bootstrapServers, `${ctx.stage.name}-admin`);
     try {
-      return await runStartupChecks({
+      const stopped = await runStartupChecks({
         admin,
         stage: ctx.stage,
         bootstrapServers: ctx.o.kafka.bootstrapServers,
@@ -218,8 +245,28 @@ export class TransactionalWorker {
           return plan.type === 'stop' ? plan.reason : undefined;
         },
       });
+      return stopped ?? (await this.#prepareStores(admin));
     } finally {
       admin.close();
+    }
+  }
+
+  /** Creates the changelogs and opens the local copy; the reason to stop on a configuration error. */
+  async #prepareStores(admin: Parameters<StateEngine['prepare']>[0]): Promise<string | undefined> {
+    const stores = this.#ctx.stores;
+    if (!stores) return undefined;
+    if (this.#ctx.o.mode !== 'exactly-once')
+      return `configuration error: stage ${this.#ctx.stage.name} declares state stores or a timer, which need exactly-once mode`;
+    // A state transaction follows one batch; a Kafka transaction spanning several batches would commit
+    // changes that the next batch's state transaction already rolled back in memory.
+    if (this.#ctx.o.commitInterval)
+      return `configuration error: stage ${this.#ctx.stage.name} declares state stores or a timer, which do not support kafka_transaction_batch.stages.<stage>.commit_interval_ms / commit_max_records yet: remove them for this stage`;
+    try {
+      await stores.engine.prepare(admin);
+      return undefined;
+    } catch (e) {
+      if (e instanceof StateConfigurationError) return e.message;
+      throw e;
     }
   }
 

@@ -9,6 +9,7 @@ import type { DeliveryPlanner } from '../delivery-attempts/delivery-planner.ts';
 import type { FailureTracker } from '../failure-tracker.ts';
 import type { KafkaSession } from '../kafka-session.ts';
 import type { RecordErrorPolicy } from '../record-error-policy.ts';
+import type { StateBinding } from '../state/state-binding.ts';
 import type { Stage, StageRecord } from '../stage.ts';
 import type { WorkerHooks, WorkerOptions } from '../worker-options.ts';
 import type { WorkerMetrics } from '../worker-metrics.ts';
@@ -39,6 +40,8 @@ export interface WorkerContext {
   readonly failures: FailureTracker;
   readonly deadLetterLimit: DeadLetterLimit;
   readonly deliveries: DeliveryPlanner;
+  /** State stores and timers, for a stage that declares them. */
+  readonly stores: StateBinding | undefined;
   state: WorkerState;
   stopRequested: boolean;
   failure: string | undefined;

@@ -13,6 +13,7 @@ import { ExactlyOnceCommitter } from './exactly-once-committer.ts';
 import { SpanningCommitter } from './spanning-committer.ts';
 import type { RecoveryExecutor } from './recovery-executor.ts';
 import { invokeStage } from './stage-invoker.ts';
+import { TimerCalls } from './timer-calls.ts';
 import { StaleBatch, byPosition, errorText, observe, type WorkerContext } from './worker-context.ts';
 
 const COVERAGE_INTERVAL_MS = 10_000;
@@ -23,6 +24,7 @@ const COVERAGE_INTERVAL_MS = 10_000;
  */
 export class WorkerLoop {
   readonly #committer: Committer;
+  readonly #timers: TimerCalls;
   #lagSampledAt = 0;
   /** Every partition of the subscription has an owner (alert `partition_unowned`); asked now and then. */
   #coverage: { admin: AdminPort; port: GroupCoveragePort; at: number; busy: boolean } | undefined;
@@ -42,6 +44,7 @@ export class WorkerLoop {
         : ctx.o.commitInterval
           ? new SpanningCommitter(ctx, ctx.o.commitInterval, stale)
           : new ExactlyOnceCommitter(ctx, stale);
+    this.#timers = new TimerCalls(ctx, (reason) => recovery.abort(reason));
   }
 
   /** Runs until a stop is requested (or a plan stopped the worker), then closes the clients. */
@@ -61,11 +64,31 @@ export class WorkerLoop {
       ctx.log.warn({ err: errorText(e) }, 'kafka: commit at stop failed; aborting'),
     );
     if (ctx.txnOpen) await this.recovery.abort('shutdown');
+    await this.#closeStores();
     await ctx.session.close();
     this.#coverage?.admin.close();
     this.#coverage = undefined;
     if (ctx.state !== 'failed') ctx.state = 'stopped';
     ctx.log.info({ event: 'stopped', state: ctx.state }, 'worker stopped');
+  }
+
+  /**
+   * Last checkpoints while the partitions are still ours and no transaction is open: once the
+   * producer has flushed and its delivery reports reached the event loop, they cover every commit,
+   * so the next start reads no changelog tail.
+   */
+  async #closeStores(): Promise<void> {
+    const ctx = this.ctx;
+    if (!ctx.stores) return;
+    let delivered: ReadonlyMap<string, number> | undefined;
+    try {
+      await ctx.session.producer.flush(ctx.o.kafka.apiTimeoutMs);
+      await new Promise<void>((resolve) => setTimeout(resolve, 100));
+      delivered = ctx.session.producer.deliveredOffsets();
+    } catch {
+      // No producer (never started, or closed by a failed abort): the per-commit checkpoints stand.
+    }
+    await ctx.stores.engine.close(delivered);
   }
 
   /** One iteration; a failure is recovered from by its plan before this resolves. */
@@ -93,6 +116,8 @@ export class WorkerLoop {
     ctx.lastLoopAt = ctx.clock.now();
     this.#throwPending();
     await ctx.holds.resumeDue();
+    await ctx.stores?.resumeRestored();
+    await this.#timers.runDue();
     const consumer = ctx.session.consumer;
     const timeoutMs = this.#committer.consumeTimeoutMs?.(ctx.o.batch.timeoutMs) ?? ctx.o.batch.timeoutMs;
     let all: FetchedRecord[];
@@ -110,7 +135,7 @@ export class WorkerLoop {
     await new Promise<void>((resolve) => setImmediate(resolve));
     const epoch = ctx.epochs.current;
     this.#throwPending();
-    const fetched = ctx.holds.admit(all);
+    const fetched = ctx.holds.admit(ctx.stores ? ctx.stores.admit(all) : all);
     this.#sampleLag();
     if (fetched.length === 0) return this.#committer.flush?.();
     ctx.metrics.batchSize.observe(fetched.length);
@@ -120,6 +145,18 @@ export class WorkerLoop {
     const stale = ctx.epochs.staleReason(epoch, parts);
     if (stale !== undefined) return this.#discardStale(fetched, epoch, stale);
 
+    ctx.stores?.begin();
+    try {
+      await this.#processBatch(fetched, epoch, parts);
+    } finally {
+      // Committed by now, or its store changes are dropped with the batch (stale, rewound, failed).
+      ctx.stores?.aborted();
+    }
+  }
+
+  async #processBatch(fetched: FetchedRecord[], epoch: number, parts: TopicPartition[]): Promise<void> {
+    const ctx = this.ctx;
+    const consumer = ctx.session.consumer;
     const plan = await ctx.deliveries.plan(fetched);
     let result: IsolatedResult;
     try {
@@ -149,11 +186,20 @@ export class WorkerLoop {
   }
 
   #processIsolated(records: FetchedRecord[], epoch: number): Promise<IsolatedResult> {
+    const stores = this.ctx.stores;
     return processIsolated(
-      (batch) =>
-        invokeStage(this.ctx, batch, epoch, (e) =>
-          this.recovery.onConsumerError(classifyKafkaError(e, 'consume')),
-        ),
+      async (batch) => {
+        const savepoint = stores?.savepoint();
+        try {
+          return await invokeStage(this.ctx, batch, epoch, (e) =>
+            this.recovery.onConsumerError(classifyKafkaError(e, 'consume')),
+          );
+        } catch (e) {
+          // The store changes of a call whose result is thrown away go with it.
+          if (savepoint !== undefined) stores!.rollbackTo(savepoint);
+          throw e;
+        }
+      },
       records,
       this.ctx.metrics,
     );
