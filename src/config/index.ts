@@ -11,7 +11,20 @@ export {
   validateConfig,
 } from './load.ts';
 export type { LoadConfigOptions } from './load.ts';
-export { LOG_FIELD_TYPES, REQUIRED_LOG_FIELDS, RESERVED_LOG_FIELD_NAMES } from './log-line-format.ts';
+export {
+  DOMAIN_NAME_PATTERN,
+  LOG_FIELD_TYPES,
+  REQUIRED_LOG_FIELDS,
+  RESERVED_LOG_FIELD_NAMES,
+  STRPTIME_DIRECTIVES,
+} from './log-line-format.ts';
+export {
+  ENSEMBLE_ARGS,
+  INSPECTOR_CLASSES,
+  MULTIVARIATE_MODEL_ARGS,
+  UNIVARIATE_MODEL_ARGS,
+} from './inspector-models.ts';
+export type { EnsembleName, MultivariateModelName, UnivariateModelName } from './inspector-models.ts';
 export type { LogField, LogFieldType } from './log-line-format.ts';
 export { GENERIC_ALERTER } from './pipeline-schema.ts';
 export { hamstringConfigSchema } from './schema.ts';

@@ -1,3 +1,4 @@
+import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { addProblem, asArray } from './refinements.ts';
 import { nonEmptyString } from './value-schemas.ts';
@@ -13,13 +14,33 @@ export const REQUIRED_LOG_FIELDS: Readonly<Record<string, LogFieldType>> = {
 };
 
 /** Names the pipeline adds to every log line itself. */
-export const RESERVED_LOG_FIELD_NAMES: readonly string[] = ['logline_id', 'batch_id'];
+export const RESERVED_LOG_FIELD_NAMES: readonly string[] = ['logline_id', 'batch_id', 'subnet_id'];
+
+/**
+ * The strptime directives the collector implements (Python's meaning; `%Z` accepts UTC, GMT and Z).
+ * Python's week-based and locale directives (%U %W %G %V %u %w %c %x %X) are refused at config time.
+ */
+export const STRPTIME_DIRECTIVES = 'YmdHMSfzZyjbBIpaA%';
+
+/**
+ * The shipped domain_name pattern without lookaround: RE2 (linear-time matching, so a hostile value
+ * cannot make the collector backtrack) has none. Its 253-character bound is the RegEx field's fourth
+ * element instead.
+ */
+export const DOMAIN_NAME_PATTERN = '^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$';
 
 /** One validated `required_log_information` entry, as the collector consumes it. */
 export type LogField =
   | { readonly name: string; readonly type: 'Timestamp'; readonly format: string }
   | { readonly name: string; readonly type: 'IpAddress' }
-  | { readonly name: string; readonly type: 'RegEx'; readonly pattern: string }
+  | {
+      readonly name: string;
+      readonly type: 'RegEx';
+      /** RE2 syntax; a value must match from its first character (Python's `re.match`). */
+      readonly pattern: string;
+      /** Longest value accepted, in characters (the bound lookahead expressed in Python's pattern). */
+      readonly maxLength?: number;
+    }
   | {
       readonly name: string;
       readonly type: 'ListItem';
@@ -28,8 +49,7 @@ export type LogField =
       readonly relevant?: readonly string[];
     };
 
-// Python strptime directives; the TypeScript collector has to implement the same set.
-const STRPTIME_DIRECTIVES = new Set('aAwdbBmyYHIpMSfzZjUWcxXGuV%');
+const KNOWN_DIRECTIVES = new Set(STRPTIME_DIRECTIVES);
 
 type Entry = [string, LogFieldType, ...unknown[]];
 
@@ -63,9 +83,9 @@ function checkArguments(entry: Entry, ctx: z.RefinementCtx<unknown>): void {
           addProblem(
             ctx,
             [2],
-            'strptime format with known directives',
+            `strptime format with supported directives (${[...STRPTIME_DIRECTIVES].map((d) => `%${d}`).join(' ')})`,
             format,
-            `unknown: ${unknown.join(' ')}`,
+            `unsupported: ${unknown.join(' ')}`,
           );
         }
       }
@@ -80,10 +100,16 @@ function checkArguments(entry: Entry, ctx: z.RefinementCtx<unknown>): void {
       if (typeof pattern !== 'string' || pattern === '') {
         addProblem(ctx, [2], 'regular expression string', pattern);
       } else {
-        const error = compileError(pattern);
-        if (error !== undefined) addProblem(ctx, [2], 'regular expression that compiles', pattern, error);
+        checkPattern(ctx, pattern);
       }
-      extraFrom(1, 'nothing (RegEx takes one argument, the pattern)');
+      const maxLength = args[1];
+      if (
+        args.length > 1 &&
+        (typeof maxLength !== 'number' || !Number.isInteger(maxLength) || maxLength < 1)
+      ) {
+        addProblem(ctx, [3], 'positive integer (longest value accepted)', maxLength);
+      }
+      extraFrom(2, 'nothing (RegEx takes a pattern and an optional maximum length)');
       return;
     }
     case 'ListItem': {
@@ -134,18 +160,30 @@ function unknownDirectives(format: string): string[] {
   for (let i = 0; i < format.length; i += 1) {
     if (format[i] !== '%') continue;
     const directive = format[i + 1] ?? '';
-    if (!STRPTIME_DIRECTIVES.has(directive)) unknown.push(`%${directive}`);
+    if (!KNOWN_DIRECTIVES.has(directive)) unknown.push(`%${directive}`);
     i += 1;
   }
   return unknown;
 }
 
-function compileError(pattern: string): string | undefined {
+const LOOKAROUND = /\(\?<?[=!]/;
+
+// RE2 syntax rather than JavaScript's: the collector matches with RE2 (re2js), whose matching time is
+// linear in the value, so a pattern that compiles here runs the same there.
+function checkPattern(ctx: z.RefinementCtx<unknown>, pattern: string): void {
   try {
-    new RegExp(pattern);
-    return undefined;
+    RE2JS.compile(pattern);
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    const reason = error instanceof Error ? error.message : String(error);
+    if (LOOKAROUND.test(pattern)) {
+      addProblem(
+        ctx,
+        [2],
+        'regular expression without lookaround (RE2 syntax, matched in linear time)',
+        pattern,
+        `${reason}; express a length bound as the fourth element, e.g. [domain_name, RegEx, '${DOMAIN_NAME_PATTERN}', 253]`,
+      );
+    } else addProblem(ctx, [2], 'regular expression that compiles (RE2 syntax)', pattern, reason);
   }
 }
 
@@ -192,7 +230,9 @@ function toLogField(entry: Entry): LogField {
     case 'IpAddress':
       return { name, type };
     case 'RegEx':
-      return { name, type, pattern: first as string };
+      return second === undefined
+        ? { name, type, pattern: first as string }
+        : { name, type, pattern: first as string, maxLength: second as number };
     case 'ListItem': {
       const relevant = second as string[] | undefined;
       // An empty relevant list means "no restriction", as in the Python LoglineHandler.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkInspectorModels, INSPECTOR_CLASSES } from './inspector-models.ts';
 import { requiredLogInformationSchema } from './log-line-format.ts';
 import { addProblem, asArray, asRecord } from './refinements.ts';
 import {
@@ -43,6 +44,8 @@ const collectorSchema = z.strictObject({
   protocol_base: componentName(),
   required_log_information: requiredLogInformationSchema,
   batch_handler_config_override: batchHandlerOverrideSchema.optional(),
+  /** Not in the Python config: longer lines are recorded as failed without being parsed. */
+  max_line_bytes: positiveInt(1_048_576).default(16_384),
 });
 
 const prefilterSchema = z.strictObject({
@@ -61,7 +64,7 @@ const inspectorSchema = z
   .strictObject({
     name: componentName(),
     inspector_module_name: nonEmptyString(),
-    inspector_class_name: nonEmptyString(),
+    inspector_class_name: z.enum(INSPECTOR_CLASSES),
     prefilter_name: nonEmptyString(),
     mode: z.enum(['univariate', 'multivariate', 'ensemble']).default('univariate'),
     models: z.array(streamModelSchema).default([]),
@@ -75,6 +78,7 @@ const inspectorSchema = z
     time_range: positiveInt().default(20),
   })
   .superRefine((inspector, ctx) => {
+    checkInspectorModels(inspector, ctx);
     if (inspector.mode !== 'ensemble') return;
     if (inspector.ensemble === undefined) {
       addProblem(ctx, ['ensemble'], '{model, module, model_args} (mode is ensemble)', undefined);

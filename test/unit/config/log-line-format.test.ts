@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { validateConfig } from '../../../src/config/index.ts';
+import { DOMAIN_NAME_PATTERN, validateConfig } from '../../../src/config/index.ts';
 import { configErrorOf, minimalConfig, withValue } from './helpers.ts';
 
 const FIELDS_PATH = 'pipeline.log_collection.collectors[0].required_log_information';
@@ -66,7 +66,7 @@ test('a required field of the wrong type is an error', () => {
 test('a reserved field name is an error', () => {
   const fields = [...validFields(), ['logline_id', 'RegEx', '.*']];
   assert.deepEqual(errorLines(fields), [
-    `config.yaml: ${FIELDS_PATH}[4][0]: expected field name other than the reserved logline_id, batch_id, got "logline_id"`,
+    `config.yaml: ${FIELDS_PATH}[4][0]: expected field name other than the reserved logline_id, batch_id, subnet_id, got "logline_id"`,
   ]);
 });
 
@@ -108,7 +108,7 @@ test('a regular expression that does not compile is an error with the reason', (
   assert.match(
     line ?? '',
     new RegExp(
-      `^config\\.yaml: ${escape(FIELDS_PATH)}\\[4\\]\\[2\\]: expected regular expression that compiles, got "\\^\\(\\\\\\\\d\\+b\\$" \\(Invalid regular expression: .+\\)$`,
+      `^config\\.yaml: ${escape(FIELDS_PATH)}\\[4\\]\\[2\\]: expected regular expression that compiles \\(RE2 syntax\\), got "\\^\\(\\\\\\\\d\\+b\\$" \\(error parsing regexp: missing closing \\): .+\\)$`,
     ),
   );
 });
@@ -130,7 +130,7 @@ test('a Timestamp without a format is an error', () => {
 test('a Timestamp format with an unknown directive is an error', () => {
   const fields = validFields().map((field) => (field[0] === 'ts' ? ['ts', 'Timestamp', '%Y-%m-%Q'] : field));
   assert.deepEqual(errorLines(fields), [
-    `config.yaml: ${FIELDS_PATH}[0][2]: expected strptime format with known directives, got "%Y-%m-%Q" (unknown: %Q)`,
+    `config.yaml: ${FIELDS_PATH}[0][2]: expected strptime format with supported directives (%Y %m %d %H %M %S %f %z %Z %y %j %b %B %I %p %a %A %%), got "%Y-%m-%Q" (unsupported: %Q)`,
   ]);
 });
 
@@ -171,3 +171,39 @@ test('field problems and a missing ts are reported together', () => {
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+test('a pattern with lookaround is refused with the lookaround-free domain pattern shown', () => {
+  const python = '^(?=.{1,253}$)((?!-)[A-Za-z0-9-]{1,63}(?<!-)\\.)+[A-Za-z]{2,63}$';
+  const fields = [...validFields(), ['fqdn', 'RegEx', python]];
+  const [line] = errorLines(fields);
+  assert.ok(
+    line?.startsWith(
+      `config.yaml: ${FIELDS_PATH}[4][2]: expected regular expression without lookaround (RE2 syntax, matched in linear time)`,
+    ),
+    line,
+  );
+  assert.ok(line?.includes(`[domain_name, RegEx, '${DOMAIN_NAME_PATTERN}', 253]`), line);
+});
+
+test('a RegEx takes a maximum length as its fourth element', () => {
+  const fields = [...validFields(), ['fqdn', 'RegEx', DOMAIN_NAME_PATTERN, 253]];
+  const config = validateConfig(withFields(fields), { env: {} });
+  assert.deepEqual(config.pipeline.log_collection.collectors[0]?.required_log_information[4], {
+    name: 'fqdn',
+    type: 'RegEx',
+    pattern: DOMAIN_NAME_PATTERN,
+    maxLength: 253,
+  });
+});
+
+test('a RegEx maximum length that is not a positive integer is an error', () => {
+  const fields = [...validFields(), ['fqdn', 'RegEx', '^a', 0]];
+  assert.deepEqual(errorLines(fields), [
+    `config.yaml: ${FIELDS_PATH}[4][3]: expected positive integer (longest value accepted), got 0`,
+  ]);
+});
+
+test('subnet_id is a reserved name: the collector writes it', () => {
+  const fields = [...validFields(), ['subnet_id', 'IpAddress']];
+  assert.match(errorLines(fields)[0] ?? '', /\[4\]\[0\]: expected field name other than the reserved/);
+});

@@ -1,0 +1,14 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * A UUID-shaped id (version 8: application-defined) derived from `parts`, so the same source always
+ * yields the same id and a replay can be recognised downstream. Never random: a random id makes a
+ * replayed line or batch a new one.
+ */
+export function stableId(...parts: readonly (string | number)[]): string {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(`${String(part).length}:${String(part)};`);
+  const hex = hash.digest('hex');
+  const variant = ((parseInt(hex[16] ?? '0', 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

@@ -1,0 +1,66 @@
+import { open, stat } from 'node:fs/promises';
+import {
+  planRead,
+  splitLines,
+  type FileLine,
+  type FileObservation,
+  type FilePosition,
+} from './file-position.ts';
+
+export interface FileRead {
+  readonly lines: readonly FileLine[];
+  /** Identity of the file the lines come from (their monitoring source). */
+  readonly file: FileObservation;
+  /** Store this with the outputs of the lines: the next read starts here. */
+  readonly position: FilePosition;
+}
+
+/**
+ * Reads the next complete lines of `path` after `stored` (at most `maxChunk` bytes). The only side
+ * effect is reading; the caller commits `position` in the same transaction as the lines' outputs, so
+ * a call replayed after an abort starts at the same offset and reads the same bytes (the file only
+ * grows in place; a rotation changes the identity, which the plan checks).
+ */
+export async function readNextLines(
+  path: string,
+  stored: FilePosition | undefined,
+  maxChunk: number,
+): Promise<FileRead | undefined> {
+  const current = await observe(path);
+  const rotatedAway = stored && (!current || current.dev !== stored.dev || current.ino !== stored.ino);
+  const rotated = rotatedAway ? await observe(`${path}.1`) : undefined;
+  const plan = planRead(current, stored, rotated, maxChunk);
+  if (plan.kind === 'idle') {
+    // A rotated file read to its end: move on to the new file's start without reading yet.
+    return current && rotatedAway && stored && !rotated
+      ? { lines: [], file: current, position: { dev: current.dev, ino: current.ino, offset: 0 } }
+      : undefined;
+  }
+  const handle = await open(plan.file === 'current' ? path : `${path}.1`, 'r');
+  try {
+    const opened = await handle.stat();
+    // Renamed between stat and open: plan again at the next call.
+    if (opened.dev !== plan.identity.dev || opened.ino !== plan.identity.ino) return undefined;
+    const buffer = Buffer.alloc(plan.to - plan.from);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, plan.from);
+    const chunk = buffer.subarray(0, bytesRead);
+    const { lines, next } = splitLines(chunk, plan.from, {
+      final: plan.final && plan.from + bytesRead >= opened.size,
+      full: bytesRead === maxChunk,
+    });
+    const file = { dev: opened.dev, ino: opened.ino, size: opened.size };
+    return { lines, file, position: { dev: opened.dev, ino: opened.ino, offset: next } };
+  } finally {
+    await handle.close();
+  }
+}
+
+async function observe(path: string): Promise<FileObservation | undefined> {
+  try {
+    const stats = await stat(path);
+    return stats.isFile() ? { dev: stats.dev, ino: stats.ino, size: stats.size } : undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}

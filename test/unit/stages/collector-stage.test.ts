@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Clock, ProcessResult, StageOutput } from '../../../src/runtime/index.ts';
+import { createCollectorStage } from '../../../src/stages/collector/collector-stage.ts';
+import { decodeBatch, type Batch } from '../../../src/stages/messages.ts';
+import { MemoryState } from '../../support/memory-state.ts';
+import { record, stageContext, timerContext } from '../../support/stage-context.ts';
+import { configWithBatches, dnsLine } from './fixtures.ts';
+
+const INPUT = 'pipeline-logserver_to_collector-dga_collector';
+const OUTPUT = 'pipeline-batch_sender_to_prefilter-dga_prefilter';
+
+function fixedClock(start = 1_000_000): Clock & { set(ms: number): void } {
+  let now = start;
+  return { now: () => now, sleep: () => Promise.resolve(), set: (ms) => (now = ms) };
+}
+
+function setup(batchSize = 3, timeoutSeconds = 2) {
+  const clock = fixedClock();
+  const stage = createCollectorStage({
+    config: configWithBatches(batchSize, timeoutSeconds),
+    collectorName: 'dga_collector',
+    clock,
+  });
+  const state = new MemoryState(Object.keys(stage.stores ?? {}));
+  const run = (values: string[], from = 0) =>
+    stage.process(
+      values.map((value, index) => record(INPUT, 0, from + index, value)),
+      stageContext(state),
+    ) as ProcessResult;
+  return { stage, state, clock, run };
+}
+
+const batchesOf = (outputs: readonly StageOutput[]): { key: string; batch: Batch }[] =>
+  outputs
+    .filter((o) => o.topic === OUTPUT)
+    .map((o) => ({ key: String(o.key), batch: decodeBatch(o.value as string) }));
+const rowsOf = (outputs: readonly StageOutput[], table: string) =>
+  outputs
+    .filter((o) => o.topic === `clickhouse_${table}`)
+    .map((o) => JSON.parse(o.value as string) as Record<string, unknown>);
+const at = (second: number, ip = '10.2.54.7') =>
+  dnsLine({ ts: `2026-11-30T00:00:0${second}.000000Z`, src_ip: ip });
+
+test('the stage reads its collector topic and writes to its prefilter and monitoring topics', () => {
+  const { stage } = setup();
+  assert.deepEqual(stage.inputTopics, [INPUT]);
+  assert.ok(Array.isArray(stage.outputTopics) && stage.outputTopics.includes(OUTPUT));
+  assert.deepEqual(Object.keys(stage.stores ?? {}), ['batches']);
+  assert.equal(stage.timer?.intervalMs, 200);
+});
+
+test('an invalid line becomes a failed_loglines row with its reason and the stage goes on', () => {
+  const { run } = setup();
+  const result = run([dnsLine({ record_type: 'MX' }), at(1)]);
+  const failed = rowsOf(result.outputs, 'failed_loglines');
+  assert.equal(failed.length, 1);
+  assert.equal(failed[0]?.reason_for_failure, 'field "record_type": "MX" is not one of ["A","AAAA"]');
+  assert.equal(failed[0]?.src_offset, 0);
+  assert.equal(rowsOf(result.outputs, 'loglines').length, 1);
+  assert.equal(result.failures, undefined);
+});
+
+test('a full batch leaves at once, keyed by subnet, sorted by ts, with ids derived from source positions', () => {
+  const { run } = setup(3);
+  const result = run([at(3), at(1), at(2)]);
+  const [sent, ...more] = batchesOf(result.outputs);
+  assert.equal(more.length, 0);
+  assert.equal(sent?.key, '10.2.54.0_24');
+  const data = sent.batch.data;
+  assert.deepEqual(
+    data.map((line) => line.ts),
+    ['2026-11-30T00:00:01.000000Z', '2026-11-30T00:00:02.000000Z', '2026-11-30T00:00:03.000000Z'],
+  );
+  assert.equal(sent.batch.begin_timestamp, '2026-11-30T00:00:01.000000Z');
+  assert.equal(sent.batch.end_timestamp, '2026-11-30T00:00:03.000000Z');
+  assert.ok(data.every((line) => line.subnet_id === '10.2.54.0_24'));
+  assert.equal(sent.batch.context_logline_ids, undefined);
+  // The same records processed again on fresh state (a replay) yield the same ids.
+  const again = batchesOf(setup(3).run([at(3), at(1), at(2)]).outputs)[0]!.batch;
+  assert.equal(again.batch_id, sent.batch.batch_id);
+  assert.deepEqual(
+    again.data.map((l) => l.logline_id),
+    data.map((l) => l.logline_id),
+  );
+  assert.equal(new Set(data.map((l) => l.logline_id)).size, 3);
+});
+
+test('each subnet batches on its own, IPv6 under its prefix length', () => {
+  const { run } = setup(2);
+  const result = run([at(1), at(1, '2001:db8:0:1::5'), at(2, '10.9.9.9'), at(2, '2001:db8:0:1::6')]);
+  assert.deepEqual(
+    batchesOf(result.outputs).map((b) => b.key),
+    ['2001:db8:0:1::_64'],
+  );
+  const second = run([at(3)], 10);
+  assert.deepEqual(
+    batchesOf(second.outputs).map((b) => [b.key, b.batch.data.length]),
+    [['10.2.54.0_24', 2]],
+  );
+});
+
+test('a batch carries its subnet previous batch as context, and records only its new lines', () => {
+  const { run } = setup(2);
+  const first = batchesOf(run([at(1), at(2)]).outputs)[0]!.batch;
+  const result = run([at(4), at(3)], 2);
+  const second = batchesOf(result.outputs)[0]!.batch;
+  assert.equal(second.data.length, 4);
+  assert.deepEqual(
+    second.data.map((l) => l.ts.slice(17, 19)),
+    ['01', '02', '03', '04'],
+  );
+  assert.deepEqual(
+    second.context_logline_ids,
+    first.data.map((l) => l.logline_id),
+  );
+  assert.notEqual(second.batch_id, first.batch_id);
+  const linked = rowsOf(result.outputs, 'logline_to_batches');
+  assert.deepEqual(linked.map((r) => r.src_offset).sort(), [2, 3]);
+  assert.ok(linked.every((r) => r.batch_id === second.batch_id));
+});
+
+test('the timer sends a batch once it has waited batch_timeout, not before', () => {
+  const { stage, state, run } = setup(100, 2);
+  run([at(1)]);
+  const early = stage.onTimer!(timerContext(state, 0, 1_000_000 + 1_999)) as ProcessResult;
+  assert.equal(batchesOf(early.outputs).length, 0);
+  assert.equal(rowsOf(early.outputs, 'fill_levels')[0]?.entry_count, 1);
+  const due = stage.onTimer!(timerContext(state, 0, 1_000_000 + 2_000)) as ProcessResult;
+  const sent = batchesOf(due.outputs);
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0]?.batch.data.length, 1);
+  assert.ok(due.outputs.filter((o) => o.topic === OUTPUT).every((o) => o.source === undefined));
+  assert.equal(rowsOf(due.outputs, 'batch_timestamps')[0]?.status, 'completed');
+  const after = stage.onTimer!(timerContext(state, 0, 1_000_000 + 4_000)) as ProcessResult;
+  assert.equal(batchesOf(after.outputs).length, 0);
+  assert.equal(rowsOf(after.outputs, 'fill_levels')[0]?.entry_count, 0);
+});
+
+test('context of a subnet quiet for ten batch timeouts is dropped', () => {
+  const { stage, state, run, clock } = setup(1, 1);
+  run([at(1)]);
+  void stage.onTimer!(timerContext(state, 0, 1_000_000 + 10_000));
+  clock.set(1_000_000 + 10_001);
+  const next = batchesOf(run([at(2)], 1).outputs)[0]!.batch;
+  assert.equal(next.data.length, 1);
+  assert.equal(next.context_logline_ids, undefined);
+});
+
+test('monitoring rows of one line never share an identity', () => {
+  const { run } = setup(1);
+  const result = run([at(1)]);
+  const identities = result.outputs
+    .filter((o) => String(o.topic).startsWith('clickhouse_'))
+    .map((o) => {
+      const row = JSON.parse(o.value as string) as Record<string, unknown>;
+      return `${o.topic}/${String(row.src_topic)}/${String(row.src_offset)}/${String(row.row_index)}`;
+    });
+  assert.equal(new Set(identities).size, identities.length);
+  assert.deepEqual(
+    rowsOf(result.outputs, 'logline_timestamps').map((r) => r.status),
+    ['in_process', 'batched'],
+  );
+});

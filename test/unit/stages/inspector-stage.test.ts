@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { HamstringConfig } from '../../../src/config/index.ts';
+import type { ProcessResult, StageOutput } from '../../../src/runtime/index.ts';
+import { createInspectorStage } from '../../../src/stages/inspector/inspector-stage.ts';
+import type { SubnetModel } from '../../../src/stages/inspector/inspection.ts';
+import { decodeBatch, encodeBatch, type Batch, type LogLine } from '../../../src/stages/messages.ts';
+import { MemoryState } from '../../support/memory-state.ts';
+import { record, stageContext } from '../../support/stage-context.ts';
+import { batch, line } from './batches.ts';
+import { shippedConfig } from './fixtures.ts';
+
+const INPUT = 'pipeline-prefilter_to_inspector-dga_inspector';
+const OUTPUT = 'pipeline-inspector_to_detector-dga_detector';
+
+function withInspector(overrides: Record<string, unknown>): HamstringConfig {
+  const config = shippedConfig();
+  const inspectors = config.pipeline.data_inspection.map((entry) => ({ ...entry, ...overrides }));
+  return { ...config, pipeline: { ...config.pipeline, data_inspection: inspectors } };
+}
+
+function runner(config: HamstringConfig) {
+  const stage = createInspectorStage({ config, inspectorName: 'dga_inspector' });
+  const state = new MemoryState(Object.keys(stage.stores ?? {}));
+  let offset = 0;
+  const run = (...batches: Batch[]) =>
+    stage.process(
+      batches.map((b) => record(INPUT, 0, offset++, encodeBatch(b), b.data[0]?.subnet_id ?? null)),
+      stageContext(state),
+    ) as ProcessResult;
+  return { stage, state, run };
+}
+
+const sent = (outputs: readonly StageOutput[]) =>
+  outputs
+    .filter((o) => o.topic === OUTPUT)
+    .map((o) => ({ key: String(o.key), batch: decodeBatch(o.value as string) }));
+const rows = (outputs: readonly StageOutput[], table: string) =>
+  outputs
+    .filter((o) => o.topic === `clickhouse_${table}`)
+    .map((o) => JSON.parse(o.value as string) as Record<string, unknown>);
+
+/** One request every 20 ms from `from` seconds on: a steady series of count 1 per bin. */
+const steady = (
+  prefix: string,
+  from: number,
+  count: number,
+  fields: Record<string, unknown> = {},
+): LogLine[] =>
+  Array.from({ length: count }, (_, i) => line(`${prefix}${i}`, from + i * 0.02 + 0.001, fields));
+
+test('NoInspector passes every batch on, split per src_ip and keyed by it', () => {
+  const { stage, run } = runner(withInspector({ inspector_class_name: 'NoInspector' }));
+  assert.equal(stage.stores, undefined);
+  const input = batch([line('a', 1), line('b', 2, { src_ip: '10.2.54.9' }), line('c', 3)]);
+  const result = run(input);
+  const parts = sent(result.outputs);
+  assert.deepEqual(
+    parts.map((p) => [p.key, p.batch.data.map((l) => l.logline_id)]),
+    [
+      ['10.2.54.7', ['a', 'c']],
+      ['10.2.54.9', ['b']],
+    ],
+  );
+  assert.notEqual(parts[0]?.batch.batch_id, parts[1]?.batch.batch_id);
+  assert.equal(
+    sent(runner(withInspector({ inspector_class_name: 'NoInspector' })).run(input).outputs)[0]?.batch
+      .batch_id,
+    parts[0]?.batch.batch_id,
+  );
+  assert.deepEqual(
+    rows(result.outputs, 'suspicious_batches_to_batch').map((r) => r.batch_id),
+    ['batch-1', 'batch-1'],
+  );
+  assert.deepEqual(
+    rows(result.outputs, 'batch_tree').map((r) => r.parent_batch_row_id),
+    ['row-1', 'row-1'],
+  );
+});
+
+test('a steady batch is not suspicious: nothing is sent and its lines finish', () => {
+  const { run } = runner(withInspector({}));
+  const result = run(batch(steady('s', 0, 50)));
+  assert.equal(sent(result.outputs).length, 0);
+  const finished = rows(result.outputs, 'logline_timestamps');
+  assert.equal(finished.length, 50);
+  assert.ok(finished.every((r) => r.status === 'finished' && r.is_active === 0));
+});
+
+test('a burst after a steady history is suspicious (counts summed in its bin); the same without it is not', () => {
+  const quiet = runner(withInspector({}));
+  quiet.run(batch(steady('s', 0, 50)));
+  assert.equal(sent(quiet.run(batch(steady('t', 1, 20))).outputs).length, 0);
+
+  const { run } = runner(withInspector({}));
+  run(batch(steady('s', 0, 50)));
+  const burst = Array.from({ length: 10 }, (_, i) =>
+    line(`b${i}`, 1.002 + i * 0.001, { src_ip: '10.2.54.66' }),
+  );
+  const result = run(batch([...steady('t', 1, 20), ...burst].sort((a, b) => (a.ts < b.ts ? -1 : 1))));
+  assert.deepEqual(
+    sent(result.outputs)
+      .map((p) => p.key)
+      .sort(),
+    ['10.2.54.66', '10.2.54.7'],
+  );
+});
+
+test('model state is kept per subnet and context lines are not scored twice', () => {
+  const { run, state } = runner(withInspector({}));
+  const other = (l: LogLine): LogLine => ({ ...l, subnet_id: '10.9.9.0_24', src_ip: '10.9.9.1' });
+  run(batch(steady('a', 0, 10)), batch(steady('o', 0, 3).map(other)));
+  const store = state.partition(0).store<SubnetModel>('models');
+  const first = store.get('10.2.54.0_24');
+  assert.equal(first?.seenUntil, 200_000 + Date.parse('2026-11-30T00:00:00Z') * 1000);
+  assert.equal(store.get('10.9.9.0_24')?.seenUntil, 60_000 + Date.parse('2026-11-30T00:00:00Z') * 1000);
+  const window = (first?.states[0] as { window: number[] }).window;
+  assert.equal(window.length, 10);
+  const previous = steady('a', 0, 10);
+  run(
+    batch(
+      [...previous, ...steady('n', 0.2, 5)],
+      previous.map((l) => l.logline_id),
+    ),
+  );
+  const after = (store.get('10.2.54.0_24')?.states[0] as { window: number[] }).window;
+  assert.equal(after.length, 15);
+});
+
+test('a record that is not a Batch is dead-lettered alone', () => {
+  const { stage } = runner(withInspector({}));
+  const result = stage.process(
+    [record(INPUT, 0, 0, '{"batch_id": 1}')],
+    stageContext(new MemoryState()),
+  ) as ProcessResult;
+  assert.equal((result.failures?.[0]?.error as Error).name, 'DecodeError');
+});
+
+test('multivariate Loda and ensemble modes run from the config and keep one state per model', () => {
+  const loda = { model: 'LodaDetector', module: 'streamad.model', model_args: { seed: 3 } };
+  const multi = runner(withInspector({ mode: 'multivariate', models: [loda] }));
+  multi.run(batch(steady('m', 0, 30, { size: '120b' })));
+  const lodaState = multi.state.partition(0).store<SubnetModel>('models').get('10.2.54.0_24');
+  assert.deepEqual((lodaState?.states[0] as { window: number[][] }).window[0], [1, 120]);
+
+  const models = [
+    { model: 'ZScoreDetector', module: 'streamad.model', model_args: {} },
+    { model: 'EWMADetector', module: 'streamad.model', model_args: { alpha: 0.2 } },
+  ];
+  const ensemble = { model: 'VoteEnsemble', module: 'streamad.process', model_args: { threshold: 0.5 } };
+  const mixed = runner(withInspector({ mode: 'ensemble', models, ensemble }));
+  mixed.run(batch(steady('e', 0, 30)));
+  const states = mixed.state.partition(0).store<SubnetModel>('models').get('10.2.54.0_24')?.states;
+  assert.equal(states?.length, 2);
+  assert.equal((states?.[1] as { n: number }).n, 30);
+});

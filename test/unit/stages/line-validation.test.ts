@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { LogField } from '../../../src/config/index.ts';
+import {
+  compileLineValidator,
+  jsonDepth,
+  type LineVerdict,
+} from '../../../src/stages/collector/line-validation.ts';
+import { dnsLine, shippedConfig } from './fixtures.ts';
+
+const fields = shippedConfig().pipeline.log_collection.collectors[0]!.required_log_information;
+const validate = compileLineValidator(fields, { maxLineBytes: 2048, maxDepth: 8 });
+const check = (line: string | Buffer): LineVerdict =>
+  validate(typeof line === 'string' ? Buffer.from(line) : line);
+const reason = (line: string | Buffer) => {
+  const verdict = check(line);
+  assert.equal(verdict.ok, false, `expected a failure for ${String(line)}`);
+  return verdict.ok ? '' : verdict.reason;
+};
+
+test('a line matching every configured field is valid, with ts in microseconds and extra fields kept', () => {
+  const verdict = check(dnsLine({ ts: '2026-11-30T00:00:01.25Z', extra: { nested: [1] } }));
+  assert.ok(verdict.ok);
+  assert.equal(verdict.tsMicros, Date.parse('2026-11-30T00:00:01Z') * 1000 + 250000);
+  assert.equal(verdict.srcIp, '10.2.54.7');
+  assert.deepEqual(verdict.fields.extra, { nested: [1] });
+});
+
+test('Timestamp: a value not in the format fails with the format named', () => {
+  assert.equal(
+    reason(dnsLine({ ts: '2026-11-30 00:00:00' })),
+    'field "ts": "2026-11-30 00:00:00" does not match the format "%Y-%m-%dT%H:%M:%S.%fZ"',
+  );
+});
+
+test('IpAddress: IPv4 and IPv6 pass, anything else fails', () => {
+  assert.ok(check(dnsLine({ src_ip: '2001:db8::7' })).ok);
+  assert.equal(
+    reason(dnsLine({ src_ip: '10.2.54' })),
+    'field "src_ip": "10.2.54" is not an IPv4 or IPv6 address',
+  );
+  assert.equal(
+    reason(dnsLine({ response_ip: 'localhost' })),
+    'field "response_ip": "localhost" is not an IPv4 or IPv6 address',
+  );
+});
+
+test('RegEx: the shipped domain pattern accepts names and refuses leading or trailing hyphens', () => {
+  assert.ok(check(dnsLine({ domain_name: 'a-b.c0.example.org' })).ok);
+  assert.match(
+    reason(dnsLine({ domain_name: '-ab.org' })),
+    /^field "domain_name": "-ab.org" does not match /,
+  );
+  assert.match(reason(dnsLine({ domain_name: 'ab-.org' })), /does not match/);
+  assert.match(reason(dnsLine({ size: '331' })), /^field "size": "331" does not match \^\\d\+b\$$/);
+});
+
+test('RegEx: a value longer than the maximum length fails before matching', () => {
+  const long = `${'a'.repeat(60)}.`.repeat(5) + 'org';
+  assert.equal(
+    reason(dnsLine({ domain_name: long })),
+    `field "domain_name": ${long.length} characters, more than 253`,
+  );
+});
+
+test('RegEx: a catastrophic-backtracking pattern simply does not match a hostile value', () => {
+  const hostile: LogField[] = [
+    { name: 'ts', type: 'Timestamp', format: '%Y' },
+    { name: 'src_ip', type: 'IpAddress' },
+    { name: 'user', type: 'RegEx', pattern: '^(a+)+$' },
+  ];
+  const run = compileLineValidator(hostile, { maxLineBytes: 100_000, maxDepth: 8 });
+  const verdict = run(
+    Buffer.from(JSON.stringify({ ts: '2026', src_ip: '10.0.0.1', user: `${'a'.repeat(50_000)}!` })),
+  );
+  assert.equal(verdict.ok, false);
+});
+
+test('ListItem: a value outside the allowed list fails', () => {
+  assert.equal(
+    reason(dnsLine({ record_type: 'MX' })),
+    'field "record_type": "MX" is not one of ["A","AAAA"]',
+  );
+});
+
+test('a missing configured field fails, the timestamp included', () => {
+  assert.equal(reason(dnsLine({ ts: undefined })), 'missing field "ts"');
+  assert.equal(reason(dnsLine({ size: undefined })), 'missing field "size"');
+});
+
+test('a configured field that is not a string fails', () => {
+  assert.equal(reason(dnsLine({ size: 331 })), 'field "size": expected a string, got number');
+  assert.equal(reason(dnsLine({ src_ip: null })), 'field "src_ip": expected a string, got null');
+});
+
+test('hostile input: too long, invalid UTF-8, too deep, not JSON, not an object, empty', () => {
+  assert.equal(reason('x'.repeat(2049)), 'line of 2049 bytes exceeds max_line_bytes (2048)');
+  assert.equal(reason(Buffer.from([0x7b, 0xff, 0xfe, 0x7d])), 'not valid UTF-8');
+  assert.equal(reason(`${'['.repeat(9)}${']'.repeat(9)}`), 'JSON nested deeper than 8 levels');
+  assert.match(reason('{"ts": '), /^not JSON \(/);
+  assert.equal(reason('[1,2]'), 'not a JSON object');
+  assert.equal(reason('"text"'), 'not a JSON object');
+  assert.equal(reason(''), 'empty line');
+  assert.equal(validate(null).ok, false);
+});
+
+test('the depth scan ignores brackets inside strings and escaped quotes', () => {
+  assert.equal(jsonDepth('{"a": "[[[[\\"{{{"}'), 1);
+  assert.equal(jsonDepth('{"a": [{"b": []}]}'), 4);
+  assert.equal(jsonDepth('42'), 0);
+});

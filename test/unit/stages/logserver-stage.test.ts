@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import type { HamstringConfig } from '../../../src/config/index.ts';
+import type { ProcessResult, StageOutput } from '../../../src/runtime/index.ts';
+import { createLogserverStage } from '../../../src/stages/logserver/logserver-stage.ts';
+import { MemoryState } from '../../support/memory-state.ts';
+import { record, stageContext, timerContext } from '../../support/stage-context.ts';
+import { dnsLine, shippedConfig } from './fixtures.ts';
+
+const COLLECTOR_TOPIC = 'pipeline-logserver_to_collector-dga_collector';
+const dir = mkdtempSync(join(tmpdir(), 'hamstring-logserver-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function withCollectors(extra: Record<string, unknown>[], inputFile?: string): HamstringConfig {
+  const config = shippedConfig();
+  const base = config.pipeline.log_collection.collectors[0]!;
+  return {
+    ...config,
+    pipeline: {
+      ...config.pipeline,
+      log_storage: { logserver: inputFile === undefined ? {} : { input_file: inputFile } },
+      log_collection: {
+        ...config.pipeline.log_collection,
+        collectors: [base, ...extra.map((entry) => ({ ...base, ...entry }))],
+      },
+    },
+  };
+}
+
+const forwarded = (outputs: readonly StageOutput[]) =>
+  outputs
+    .filter((o) => o.topic.startsWith('pipeline-'))
+    .map((o) => [o.topic, o.key, String(o.value)] as [string, string | null, string]);
+
+test('a line goes unchanged to every collector of its protocol, keyed by its subnet under each prefix', () => {
+  const config = withCollectors([
+    { name: 'wide', batch_handler_config_override: { subnet_id: { ipv4_prefix_length: 16 } } },
+    { name: 'other', protocol_base: 'http' },
+  ]);
+  const stage = createLogserverStage({ config });
+  assert.deepEqual(stage.inputTopics, ['hamstring_input-dns', 'hamstring_input-http']);
+  const line = dnsLine();
+  const result = stage.process([record('hamstring_input-dns', 0, 5, line)], stageContext()) as ProcessResult;
+  assert.deepEqual(forwarded(result.outputs), [
+    [COLLECTOR_TOPIC, '10.2.54.0_24', line],
+    ['pipeline-logserver_to_collector-wide', '10.2.0.0_16', line],
+  ]);
+  assert.ok(result.outputs.every((o) => o.source?.offset === 5));
+  const rows = result.outputs.filter((o) => o.topic.startsWith('clickhouse_')).map((o) => o.topic);
+  assert.deepEqual(rows, ['clickhouse_server_logs', 'clickhouse_server_logs_timestamps']);
+});
+
+test('a line whose address does not parse goes on unkeyed', () => {
+  const stage = createLogserverStage({ config: withCollectors([]) });
+  for (const line of [dnsLine({ src_ip: 'nope' }), 'not json', `${'['.repeat(100)}`]) {
+    const result = stage.process(
+      [record('hamstring_input-dns', 0, 1, line)],
+      stageContext(),
+    ) as ProcessResult;
+    assert.deepEqual(forwarded(result.outputs), [[COLLECTOR_TOPIC, null, line]]);
+  }
+});
+
+test('without input_file the stage has no store and no timer', () => {
+  const stage = createLogserverStage({ config: withCollectors([]) });
+  assert.equal(stage.timer, undefined);
+  assert.equal(stage.stores, undefined);
+});
+
+test('the input file is tailed from partition 0: appended lines once, a replay reads the same bytes', async () => {
+  const path = join(dir, 'tail.log');
+  writeFileSync(path, `${dnsLine({ src_ip: '10.0.0.1' })}\n${dnsLine({ src_ip: '10.0.0.2' })}\npartial`);
+  const stage = createLogserverStage({ config: withCollectors([], path) });
+  const state = new MemoryState(['file_position']);
+  assert.deepEqual((await stage.onTimer!(timerContext(state, 1, 0))).outputs, []);
+  const snapshot = state.partition(0).snapshot();
+  const first = forwarded((await stage.onTimer!(timerContext(state, 0, 0))).outputs);
+  assert.deepEqual(
+    first.map(([, key]) => key),
+    ['10.0.0.0_24', '10.0.0.0_24'],
+  );
+  // A replay of that call (its transaction aborted: position as before) reads the same two lines.
+  const replayState = new MemoryState(['file_position']);
+  assert.deepEqual(replayState.partition(0).snapshot(), snapshot);
+  assert.deepEqual(forwarded((await stage.onTimer!(timerContext(replayState, 0, 0))).outputs), first);
+  assert.deepEqual(forwarded((await stage.onTimer!(timerContext(state, 0, 0))).outputs), []);
+  appendFileSync(path, `-done\n${dnsLine({ src_ip: '10.0.1.3' })}\n`);
+  const next = forwarded((await stage.onTimer!(timerContext(state, 0, 0))).outputs);
+  assert.deepEqual(
+    next.map(([, , value]) => value.slice(0, 12)),
+    ['partial-done', dnsLine().slice(0, 12)],
+  );
+});
+
+test('a file rotated by rename: the rest of the old file, then the new one; a truncated file from its start', async () => {
+  const path = join(dir, 'rotate.log');
+  writeFileSync(path, 'a1\n');
+  const stage = createLogserverStage({ config: withCollectors([], path) });
+  const state = new MemoryState(['file_position']);
+  const read = async () =>
+    forwarded((await stage.onTimer!(timerContext(state, 0, 0))).outputs).map(([, , value]) => value);
+  assert.deepEqual(await read(), ['a1']);
+  appendFileSync(path, 'a2\n');
+  renameSync(path, `${path}.1`);
+  writeFileSync(path, 'b1\n');
+  assert.deepEqual(await read(), ['a2']);
+  assert.deepEqual(await read(), ['b1']);
+  truncateSync(path, 0);
+  appendFileSync(path, 'c\n');
+  assert.deepEqual(await read(), ['c']);
+});
