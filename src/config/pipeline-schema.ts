@@ -12,6 +12,7 @@ import {
   positiveNumber,
   topicName,
 } from './value-schemas.ts';
+import { whenPositiveIntegers } from './refinements.ts';
 
 const ipv4PrefixLength = () => intBetween(0, 32);
 const ipv6PrefixLength = () => intBetween(0, 128);
@@ -99,18 +100,62 @@ const produceTopicsSchema = z
   .pipe(z.array(componentName()))
   .transform((names) => (names.length > 0 ? names : ['generic']));
 
-const detectorSchema = z.strictObject({
-  name: componentName(),
-  detector_module_name: nonEmptyString(),
-  detector_class_name: nonEmptyString(),
-  model: nonEmptyString(),
-  checksum: z.string({ error: SHA256_EXPECTED }).regex(/^[0-9a-fA-F]{64}$/, { error: SHA256_EXPECTED }),
-  base_url: z.url({ protocol: /^https?$/, error: 'http(s) URL' }),
-  threshold: fraction(),
-  inspector_name: nonEmptyString(),
-  /** Alerter names; alerts go to `<detector_to_alerter prefix>-<name>`. */
-  produce_topics: produceTopicsSchema.default(['generic']),
-});
+/** Detector classes this project implements (the Python class names). */
+export const DETECTOR_CLASSES = ['DGADetector', 'DomainatorDetector'] as const;
+
+const domainatorSchema = z
+  .strictObject({
+    /** Requests a second-level domain's window must hold before it is scored. */
+    min_window: intBetween(2, 100).default(3),
+    /** Requests kept per window (the oldest leaves first). */
+    max_window: intBetween(2, 100).default(10),
+    /** Seconds without a request after which a window is dropped. */
+    idle_timeout_seconds: positiveNumber().default(300),
+  })
+  .superRefine(
+    (w, ctx) => {
+      if (w.min_window > w.max_window)
+        addProblem(ctx, ['min_window'], `integer <= max_window (${w.max_window})`, w.min_window);
+    },
+    { when: whenPositiveIntegers('min_window', 'max_window') },
+  );
+
+const detectorSchema = z
+  .strictObject({
+    name: componentName(),
+    detector_module_name: nonEmptyString(),
+    detector_class_name: z.enum(DETECTOR_CLASSES, { error: DETECTOR_CLASSES.join(' or ') }),
+    /** DGADetector: the model's name; its file is `model_path`, default `models/<model>.json`. */
+    model: nonEmptyString().optional(),
+    /** DGADetector: SHA-256 of the model file; a mismatch stops the stage at start. */
+    checksum: z
+      .string({ error: SHA256_EXPECTED })
+      .regex(/^[0-9a-fA-F]{64}$/, { error: SHA256_EXPECTED })
+      .optional(),
+    /** The model file (absolute, or relative to the working directory). */
+    model_path: nonEmptyString().optional(),
+    /** Where the Python system downloads models from; kept for compatibility, never fetched. */
+    base_url: z.url({ protocol: /^https?$/, error: 'http(s) URL' }).optional(),
+    /** Score at or above which a request is a warning. */
+    threshold: fraction(),
+    /**
+     * Warnings a host needs in one suspicious batch to be alerted. 1 (the Python behaviour) alerts
+     * on a single mistyped name; DGA malware resolves dozens of names per burst.
+     */
+    min_warnings: positiveInt().default(1),
+    inspector_name: nonEmptyString(),
+    /** Alerter names; alerts go to `<detector_to_alerter prefix>-<name>`. */
+    produce_topics: produceTopicsSchema.default(['generic']),
+    /** DomainatorDetector: window sizes and expiry. */
+    domainator: domainatorSchema.prefault({}),
+  })
+  .superRefine((detector, ctx) => {
+    if (detector.detector_class_name !== 'DGADetector') return;
+    if (detector.model === undefined)
+      addProblem(ctx, ['model'], 'model name (detector_class_name is DGADetector)', undefined);
+    if (detector.checksum === undefined)
+      addProblem(ctx, ['checksum'], `${SHA256_EXPECTED} (detector_class_name is DGADetector)`, undefined);
+  });
 
 const alerterPluginSchema = z.strictObject({
   name: componentName(),
@@ -123,13 +168,31 @@ const alerterPluginSchema = z.strictObject({
 /** The always-present alerter; plugins add more, each consuming `<detector_to_alerter>-<name>`. */
 export const GENERIC_ALERTER = 'generic';
 
-const alertingSchema = z.strictObject({
-  log_to_file: z.boolean().default(false),
-  log_file_path: nonEmptyString().default('/opt/logs/alerts.txt'),
-  log_to_kafka: z.boolean().default(false),
-  external_kafka_topic: topicName().default('hamstring_alerts'),
-  plugins: z.array(alerterPluginSchema).default([]),
+const webhookSchema = z.strictObject({
+  url: z.url({ protocol: /^https?$/, error: 'http(s) URL' }),
+  /** Extra request headers (e.g. Authorization). */
+  headers: z.record(z.string(), z.string()).default({}),
+  /** One POST may take this long before it counts as failed and is retried. */
+  timeout_ms: positiveInt(600_000).default(10_000),
 });
+
+const alertingSchema = z
+  .strictObject({
+    log_to_file: z.boolean().default(false),
+    log_file_path: nonEmptyString().default('/opt/logs/alerts.txt'),
+    log_to_kafka: z.boolean().default(false),
+    external_kafka_topic: topicName().default('hamstring_alerts'),
+    plugins: z.array(alerterPluginSchema).default([]),
+    /**
+     * POSTs each alert of `external_kafka_topic` (so it needs `log_to_kafka`), at least once, with
+     * the alert id as `Idempotency-Key`; retries and dead letters follow `environment.record_errors`.
+     */
+    webhook: webhookSchema.optional(),
+  })
+  .superRefine((alerting, ctx) => {
+    if (alerting.webhook !== undefined && !alerting.log_to_kafka)
+      addProblem(ctx, ['log_to_kafka'], 'true (alerting.webhook reads external_kafka_topic)', false);
+  });
 
 const monitoringSchema = z.strictObject({
   clickhouse_connector: z

@@ -1,0 +1,97 @@
+import type { HamstringConfig } from '../../config/index.ts';
+import { NonRetryableError, type ProcessResult, type Stage } from '../../runtime/index.ts';
+import { decodeOutgoingAlert } from './alerter.ts';
+
+export const WEBHOOK_STAGE = 'data_alerting.webhook';
+
+/** The endpoint answered with a status that retrying cannot change (e.g. 400, 401, 404). */
+export class WebhookRefusedError extends NonRetryableError {
+  override readonly name = 'WebhookRefusedError';
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message, 'webhook-refused');
+  }
+}
+
+/** A failed POST worth retrying: network error, timeout, 408, 425, 429 or 5xx. */
+export class WebhookUnavailableError extends Error {
+  override readonly name = 'WebhookUnavailableError';
+}
+
+/** Statuses after which the same request may succeed later. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 425 || status === 429 || status >= 500;
+}
+
+export interface WebhookSinkOptions {
+  readonly config: HamstringConfig;
+  /** Injected in tests; the global `fetch` otherwise. */
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * A sink for a worker in `at-least-once` mode: reads `external_kafka_topic` and POSTs each alert
+ * as JSON, in order, with `Idempotency-Key: <alert_id>`. The offsets commit only after every POST
+ * of the batch succeeded, so a crash or an abort repeats POSTs, and the key lets the receiver drop
+ * what it already has. A failing POST fails only its record: the runtime pauses that partition and
+ * retries it with back-off (`environment.record_errors`), and dead-letters it to
+ * `<topic><dead_letter_suffix>` when it keeps failing; a refused request (4xx other than 408, 425,
+ * 429) is dead-lettered at once.
+ */
+export function createWebhookSink(o: WebhookSinkOptions): Stage {
+  const alerting = o.config.pipeline.alerting;
+  const webhook = alerting.webhook;
+  if (!webhook) throw new Error('pipeline.alerting.webhook: expected {url, ...} to run the webhook sink');
+  const post = o.fetch ?? fetch;
+  return {
+    name: WEBHOOK_STAGE,
+    shortName: 'alerter',
+    inputTopics: [alerting.external_kafka_topic],
+    outputTopics: [],
+    async process(records, ctx): Promise<ProcessResult> {
+      const failures: ProcessResult['failures'] = [];
+      const unavailable = new Map<string, unknown>();
+      for (const record of records) {
+        // Once the endpoint is unavailable, the rest of the partition fails with the same error
+        // instead of waiting out one timeout each; every record still either reached the endpoint
+        // or is retried and, in the end, dead-lettered: none commits unsent.
+        const partition = `${record.topic}:${record.partition}`;
+        if (unavailable.has(partition)) {
+          failures.push({ record, error: unavailable.get(partition) });
+          continue;
+        }
+        try {
+          const alert = decodeOutgoingAlert(record.value);
+          let response: Response;
+          try {
+            response = await post(webhook.url, {
+              method: 'POST',
+              headers: {
+                ...webhook.headers,
+                'content-type': 'application/json',
+                'idempotency-key': alert.alert_id,
+              },
+              body: JSON.stringify(alert),
+              signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(webhook.timeout_ms)]),
+            });
+            await response.arrayBuffer();
+          } catch (e) {
+            throw new WebhookUnavailableError(`POST ${webhook.url} failed: ${(e as Error).message}`, {
+              cause: e,
+            });
+          }
+          if (response.ok) continue;
+          const message = `POST ${webhook.url} answered ${response.status} for alert ${alert.alert_id}`;
+          if (isRetryableStatus(response.status)) throw new WebhookUnavailableError(message);
+          throw new WebhookRefusedError(response.status, message);
+        } catch (e) {
+          failures.push({ record, error: e });
+          if (e instanceof WebhookUnavailableError) unavailable.set(partition, e);
+        }
+      }
+      return { outputs: [], failures };
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import { resolve } from 'node:path';
+import type { DetectorConfig } from '../../config/index.ts';
+import { monitoringTopic } from '../../monitoring/events.ts';
+import type { TableName } from '../../monitoring/tables.ts';
+import {
+  RecordError,
+  type ProcessResult,
+  type Stage,
+  type StageOutput,
+  type ThreadPool,
+} from '../../runtime/index.ts';
+import { alertsFor, domainOf, ownLines, type ScoredLine } from './alerts.ts';
+import { decodeBatch, type Batch } from '../messages.ts';
+import { detectorOutputs, type DetectorTopics } from './detector-outputs.ts';
+import type { GbtModel } from './model/gbt.ts';
+import { loadDgaModel } from './model/model-file.ts';
+import { scoreDomains, type ScoreTask } from './score-task.ts';
+
+export const DETECTOR_STAGE = 'data_analysis.detector';
+
+/** Monitoring tables a detector writes to (its declared output topics). */
+export const DETECTOR_MONITORING_TABLES: readonly TableName[] = [
+  'alerts',
+  'suspicious_batch_timestamps',
+  'logline_timestamps',
+  'batch_tree',
+];
+
+export interface DgaDetectorOptions {
+  /** One entry of `pipeline.data_analysis` with `detector_class_name: DGADetector`. */
+  readonly detector: DetectorConfig;
+  readonly topics: DetectorTopics;
+  /** Scores off the event loop when given (see `DGA_SCORE_TASK_MODULE`); inline otherwise. */
+  readonly pool?: ThreadPool;
+  readonly instanceName?: string;
+  readonly clock?: () => number;
+}
+
+/** The model file of a DGA detector entry: `model_path`, else `models/<model>.json`. */
+export function modelPathOf(detector: DetectorConfig): string {
+  return resolve(detector.model_path ?? `models/${detector.model ?? 'dga-gbt'}.json`);
+}
+
+/**
+ * Builds the DGA detector stage. Loads the model first and refuses to build when the file's
+ * SHA-256 is not the configured `checksum` (the error names both), so a worker never starts with
+ * a model nobody vetted.
+ */
+export async function createDgaDetector(o: DgaDetectorOptions): Promise<Stage> {
+  const { detector } = o;
+  const modelPath = modelPathOf(detector);
+  const checksum = detector.checksum;
+  if (checksum === undefined) throw new Error(`detector ${detector.name}: no checksum configured`);
+  const model = await loadDgaModel(modelPath, checksum);
+  return dgaDetectorStage({ ...o, model, modelPath, checksum });
+}
+
+/** The stage around an already loaded and checked model (tests and `createDgaDetector`). */
+export function dgaDetectorStage(
+  o: DgaDetectorOptions & { model: GbtModel; modelPath: string; checksum: string },
+): Stage {
+  const clock = o.clock ?? Date.now;
+  const instanceName = o.instanceName ?? o.detector.name;
+  const prefix = o.topics.monitoringPrefix;
+  return {
+    name: DETECTOR_STAGE,
+    shortName: 'detector',
+    inputTopics: [o.topics.input],
+    outputTopics: [
+      ...o.topics.alerts,
+      ...DETECTOR_MONITORING_TABLES.map((table) => monitoringTopic(table, prefix)),
+    ],
+    async process(records, ctx): Promise<ProcessResult> {
+      const outputs: StageOutput[] = [];
+      const failures: ProcessResult['failures'] = [];
+      const decoded: { record: (typeof records)[number]; batch: Batch; lines: ScoredLine['line'][] }[] = [];
+      for (const record of records) {
+        try {
+          const batch = decodeBatch(record.value);
+          decoded.push({ record, batch, lines: ownLines(batch) });
+        } catch (e) {
+          failures.push({ record, error: e });
+        }
+      }
+      // One scoring call per Kafka batch: one thread hop instead of one per record.
+      const domains = decoded.flatMap(({ lines }) => lines.map((l) => domainOf(l) ?? ''));
+      const task: ScoreTask = { modelPath: o.modelPath, checksum: o.checksum, domains };
+      const scores = o.pool
+        ? await o.pool.run<ScoreTask, number[]>(task, ctx.signal)
+        : scoreDomains(o.model, domains);
+      let at = 0;
+      for (const { record, batch, lines } of decoded) {
+        // A line without a name gets no score (0): nothing to classify.
+        const scored: ScoredLine[] = lines.map((line) => {
+          const score = scores[at++] ?? 0;
+          return { line, score: domainOf(line) === undefined ? 0 : score };
+        });
+        const now = clock();
+        try {
+          const alerts = alertsFor(scored, {
+            threshold: o.detector.threshold,
+            minWarnings: o.detector.min_warnings,
+            detectorName: o.detector.name,
+            suspiciousBatchId: batch.batch_id,
+            now,
+          });
+          const flagged = new Set(alerts.flatMap((a) => a.result.map((w) => w.request.logline_id)));
+          outputs.push(
+            ...detectorOutputs({
+              source: record,
+              batch,
+              lines,
+              alerts,
+              flagged,
+              topics: o.topics,
+              stage: DETECTOR_STAGE,
+              instanceName,
+              now,
+            }),
+          );
+        } catch (e) {
+          throw new RecordError(record, e);
+        }
+      }
+      return { outputs, failures };
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import type { DetectorConfig } from '../../../config/index.ts';
+import { monitoringTopic } from '../../../monitoring/events.ts';
+import type { KeyValueStore, ProcessResult, Stage, StageOutput } from '../../../runtime/index.ts';
+import { alertsFor, domainOf, ownLines, type ScoredLine } from '../alerts.ts';
+import { decodeBatch } from '../../messages.ts';
+import { detectorOutputs, type DetectorTopics } from '../detector-outputs.ts';
+import { DETECTOR_MONITORING_TABLES, DETECTOR_STAGE } from '../dga-detector.ts';
+import { nameParts } from '../features.ts';
+import { tunnellingScore, windowFeatures } from './similarity.ts';
+
+/** One request in a window. */
+interface WindowEntry {
+  readonly subdomain: string;
+  readonly logline_id?: string;
+}
+
+/** A sliding window of one host's requests under one registrable domain. */
+export interface DomainWindow {
+  readonly entries: WindowEntry[];
+  /** Wall-clock time of the last request (ms), for expiry. */
+  lastSeen: number;
+}
+
+export const WINDOWS_STORE = 'domainator_windows';
+
+/** Store key of a window: registrable domain and host (input is keyed by host, so both stay together). */
+export function windowKey(registrable: string, srcIp: string): string {
+  return `${registrable}\u0000${srcIp}`;
+}
+
+export interface DomainatorOptions {
+  /** One entry of `pipeline.data_analysis` with `detector_class_name: DomainatorDetector`. */
+  readonly detector: DetectorConfig;
+  readonly topics: DetectorTopics;
+  readonly instanceName?: string;
+  readonly clock?: () => number;
+}
+
+/**
+ * Adds a request to its window (dropping the oldest beyond `max_window`) and scores the window
+ * once it holds `min_window` requests; the score belongs to the request that completed it.
+ */
+export function observe(
+  store: KeyValueStore<DomainWindow>,
+  line: { src_ip: string; domain_name: string; logline_id?: string },
+  o: { minWindow: number; maxWindow: number; now: number },
+): { score: number; window: string[] } | undefined {
+  const { name, thirdLevel } = nameParts(line.domain_name);
+  if (thirdLevel === '') return undefined;
+  const registrable = name.slice(thirdLevel.length + 1);
+  const key = windowKey(registrable, line.src_ip);
+  const window = store.get(key) ?? { entries: [], lastSeen: o.now };
+  const entries = [
+    ...window.entries,
+    { subdomain: thirdLevel, ...(line.logline_id !== undefined ? { logline_id: line.logline_id } : {}) },
+  ].slice(-o.maxWindow);
+  store.put(key, { entries, lastSeen: o.now });
+  if (entries.length < o.minWindow) return undefined;
+  const subdomains = entries.map((e) => e.subdomain);
+  return { score: tunnellingScore(windowFeatures(subdomains)), window: subdomains };
+}
+
+/**
+ * The Domainator detector: per host and registrable domain, a sliding window of 3..10 requests in
+ * a state store (so windows survive restarts and rebalances with the input offsets), scored by
+ * subdomain length, randomness, distinctness and mutual similarity. Alerts have the DGA
+ * detector's shape. A timer drops windows idle longer than `idle_timeout_seconds`.
+ */
+export function createDomainator(o: DomainatorOptions): Stage {
+  const clock = o.clock ?? Date.now;
+  const { min_window: minWindow, max_window: maxWindow, idle_timeout_seconds } = o.detector.domainator;
+  const idleMs = idle_timeout_seconds * 1000;
+  const instanceName = o.instanceName ?? o.detector.name;
+  return {
+    name: DETECTOR_STAGE,
+    shortName: 'detector',
+    inputTopics: [o.topics.input],
+    outputTopics: [
+      ...o.topics.alerts,
+      ...DETECTOR_MONITORING_TABLES.map((table) => monitoringTopic(table, o.topics.monitoringPrefix)),
+    ],
+    stores: { [WINDOWS_STORE]: {} },
+    timer: { intervalMs: Math.max(1000, Math.min(idleMs, 60_000)) },
+    process(records, ctx): ProcessResult {
+      const outputs: StageOutput[] = [];
+      const failures: ProcessResult['failures'] = [];
+      for (const record of records) {
+        let batch;
+        try {
+          batch = decodeBatch(record.value);
+        } catch (e) {
+          failures.push({ record, error: e });
+          continue;
+        }
+        const store = ctx.state(record.partition).store<DomainWindow>(WINDOWS_STORE);
+        const now = clock();
+        // Lines come sorted by time; context lines were observed with their first batch.
+        const lines = ownLines(batch);
+        const scored: ScoredLine[] = [];
+        for (const line of lines) {
+          const domain = domainOf(line);
+          const result =
+            domain === undefined
+              ? undefined
+              : observe(
+                  store,
+                  { src_ip: line.src_ip, domain_name: domain, logline_id: line.logline_id },
+                  { minWindow, maxWindow, now },
+                );
+          scored.push({
+            line,
+            score: result?.score ?? 0,
+            ...(result ? { evidence: { window: result.window } } : {}),
+          });
+        }
+        const alerts = alertsFor(scored, {
+          threshold: o.detector.threshold,
+          minWarnings: o.detector.min_warnings,
+          detectorName: o.detector.name,
+          suspiciousBatchId: batch.batch_id,
+          now,
+        });
+        const flagged = new Set(alerts.flatMap((a) => a.result.map((w) => w.request.logline_id)));
+        outputs.push(
+          ...detectorOutputs({
+            source: record,
+            batch,
+            lines,
+            alerts,
+            flagged,
+            topics: o.topics,
+            stage: DETECTOR_STAGE,
+            instanceName,
+            now,
+          }),
+        );
+      }
+      return { outputs, failures };
+    },
+    onTimer(ctx): ProcessResult {
+      const store = ctx.state.store<DomainWindow>(WINDOWS_STORE);
+      const idle = [...store.range()].filter(([, w]) => ctx.now - w.lastSeen > idleMs).map(([k]) => k);
+      for (const key of idle) store.delete(key);
+      return { outputs: [] };
+    },
+  };
+}

@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import type { DetectorConfig } from '../../../../src/config/index.ts';
+import { ThreadPool } from '../../../../src/runtime/index.ts';
+import { median } from '../../../../src/stages/detector/alerts.ts';
+import { createDgaDetector } from '../../../../src/stages/detector/dga-detector.ts';
+import { FEATURE_NAMES } from '../../../../src/stages/detector/features.ts';
+import type { Alert } from '../../../../src/stages/messages.ts';
+import type { GbtModel } from '../../../../src/stages/detector/model/gbt.ts';
+import {
+  ModelChecksumError,
+  serializeModel,
+  sha256Hex,
+} from '../../../../src/stages/detector/model/model-file.ts';
+import { DGA_SCORE_TASK_MODULE } from '../../../../src/stages/detector/score-task.ts';
+import { record, stageContext } from '../support/stage-context.ts';
+
+// One split on name_length (feature 2): <= 20 characters scores sigmoid(-2), longer sigmoid(2).
+const LOW = 1 / (1 + Math.exp(2));
+const HIGH = 1 / (1 + Math.exp(-2));
+const model: GbtModel = {
+  format: 'hamstring-gbt/1',
+  features: FEATURE_NAMES,
+  base_score: 0,
+  learning_rate: 1,
+  trees: [
+    [
+      [2, 20, 1, 2],
+      [-1, -2],
+      [-1, 2],
+    ],
+  ],
+};
+const dir = mkdtempSync(join(tmpdir(), 'hamstring-detector-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const modelPath = join(dir, 'model.json');
+const modelText = serializeModel(model);
+writeFileSync(modelPath, modelText);
+const checksum = sha256Hex(modelText);
+
+function detectorConfig(over: Partial<DetectorConfig> = {}): DetectorConfig {
+  return {
+    name: 'dga_detector',
+    detector_module_name: 'dga_detector',
+    detector_class_name: 'DGADetector',
+    model: 'test',
+    checksum,
+    model_path: modelPath,
+    threshold: 0.5,
+    min_warnings: 1,
+    inspector_name: 'dga_inspector',
+    produce_topics: ['generic'],
+    domainator: { min_window: 3, max_window: 10, idle_timeout_seconds: 300 },
+    ...over,
+  };
+}
+const topics = { input: 'in', alerts: ['pipeline-detector_to_alerter-generic'] };
+const line = (id: string, ip: string, domain: string) => ({
+  logline_id: id,
+  subnet_id: '10.0.0.0_24',
+  ts: '2026-11-30T00:00:00.000000Z',
+  src_ip: ip,
+  domain_name: domain,
+});
+const batch = {
+  batch_tree_row_id: 'parent-row',
+  batch_id: 'batch-1',
+  begin_timestamp: '2026-11-30T00:00:00.000000Z',
+  end_timestamp: '2026-11-30T00:00:00.000000Z',
+  data: [
+    line('l1', '10.0.0.1', 'a.com'),
+    line('l2', '10.0.0.1', 'qwertzuiopasdfghjkl.com'),
+    line('l3', '10.0.0.1', 'mnbvcxylkjhgfdsapoiuz.net'),
+    line('l4', '10.0.0.2', 'b.org'),
+  ],
+};
+const alertsOf = (outputs: { topic: string; value: unknown }[]) =>
+  outputs.filter((o) => o.topic === topics.alerts[0]).map((o) => JSON.parse(String(o.value)) as Alert);
+
+test('the median of warnings: middle value, or the mean of the two middle values', () => {
+  assert.equal(median([0.9, 0.6, 0.7]), 0.7);
+  assert.equal(median([0.6, 0.9]), 0.75);
+  assert.throws(() => median([]));
+});
+
+test('a model file whose SHA-256 differs from the checksum stops the stage, naming both values', async () => {
+  const wrong = 'ab'.repeat(32);
+  await assert.rejects(
+    createDgaDetector({ detector: detectorConfig({ checksum: wrong }), topics }),
+    (e: unknown) => {
+      assert.ok(e instanceof ModelChecksumError);
+      assert.match(e.message, new RegExp(wrong));
+      assert.match(e.message, new RegExp(checksum));
+      return true;
+    },
+  );
+});
+
+test('one alert per host with a warning per line at or above the threshold and the median score', async () => {
+  const stage = await createDgaDetector({
+    detector: detectorConfig(),
+    topics,
+    clock: () => Date.UTC(2026, 10, 30),
+  });
+  const result = await stage.process([record('in', 7, batch, '10.0.0.1')], stageContext());
+  const alerts = alertsOf(result.outputs);
+  assert.equal(alerts.length, 1, 'host 10.0.0.2 has no malicious line and gets no alert');
+  const [alert] = alerts;
+  assert.equal(alert?.src_ip, '10.0.0.1');
+  assert.deepEqual(
+    alert?.result.map((w) => w.request.logline_id),
+    ['l2', 'l3'],
+  );
+  assert.ok(Math.abs((alert?.overall_score ?? 0) - HIGH) < 1e-12);
+  assert.equal(alert?.suspicious_batch_id, 'batch-1');
+  assert.equal(alert?.detector_name, 'dga_detector');
+  assert.equal(alert?.alert_timestamp, '2026-11-30T00:00:00.000Z');
+  const alertOutput = result.outputs.find((o) => o.topic === topics.alerts[0]);
+  assert.equal(alertOutput?.key, '10.0.0.1');
+  assert.equal(alertOutput?.source?.offset, 7);
+});
+
+test('the threshold is respected: no line reaches 0.9, so no alert', async () => {
+  const stage = await createDgaDetector({ detector: detectorConfig({ threshold: 0.9 }), topics });
+  assert.ok(HIGH < 0.9 && LOW < 0.9);
+  const result = await stage.process([record('in', 0, batch)], stageContext());
+  assert.deepEqual(alertsOf(result.outputs), []);
+  const rows = result.outputs.filter((o) => o.topic === 'clickhouse_alerts');
+  assert.equal(rows.length, 0);
+});
+
+test('context lines carried over from the previous batch are neither scored nor recorded again', async () => {
+  const stage = await createDgaDetector({ detector: detectorConfig(), topics });
+  const withContext = { ...batch, context_logline_ids: ['l2', 'l3'] };
+  const result = await stage.process([record('in', 0, withContext)], stageContext());
+  assert.deepEqual(alertsOf(result.outputs), []);
+  const logged = result.outputs
+    .filter((o) => o.topic === 'clickhouse_logline_timestamps')
+    .map((o) => (JSON.parse(String(o.value)) as { logline_id: string }).logline_id);
+  assert.deepEqual(logged, ['l1', 'l4']);
+});
+
+test('min_warnings: a host with fewer warnings in the batch is not alerted', async () => {
+  const two = await createDgaDetector({ detector: detectorConfig({ min_warnings: 2 }), topics });
+  const three = await createDgaDetector({ detector: detectorConfig({ min_warnings: 3 }), topics });
+  assert.equal(alertsOf((await two.process([record('in', 0, batch)], stageContext())).outputs).length, 1);
+  assert.equal(alertsOf((await three.process([record('in', 0, batch)], stageContext())).outputs).length, 0);
+});
+
+test('monitoring rows: one alert row, the batch finished as detected, each line detected or finished', async () => {
+  const stage = await createDgaDetector({ detector: detectorConfig(), topics });
+  const result = await stage.process([record('in', 3, batch)], stageContext());
+  const rows = (topic: string) =>
+    result.outputs
+      .filter((o) => o.topic === topic)
+      .map((o) => JSON.parse(String(o.value)) as Record<string, unknown>);
+  assert.equal(rows('clickhouse_alerts').length, 1);
+  assert.equal(
+    rows('clickhouse_alerts')[0]?.domain_names,
+    JSON.stringify(['qwertzuiopasdfghjkl.com', 'mnbvcxylkjhgfdsapoiuz.net']),
+  );
+  assert.deepEqual(
+    rows('clickhouse_suspicious_batch_timestamps').map((r) => r.status),
+    ['detected'],
+  );
+  assert.deepEqual(
+    rows('clickhouse_logline_timestamps').map((r) => [r.logline_id, r.status]),
+    [
+      ['l1', 'finished'],
+      ['l2', 'detected'],
+      ['l3', 'detected'],
+      ['l4', 'finished'],
+    ],
+  );
+  assert.equal(rows('clickhouse_batch_tree')[0]?.parent_batch_row_id, 'parent-row');
+  assert.ok(
+    result.outputs.every((o) => o.source?.offset === 3),
+    'every output names its source record',
+  );
+});
+
+test('a record that is not a batch fails alone as a decode error; the others are scored', async () => {
+  const stage = await createDgaDetector({ detector: detectorConfig(), topics });
+  const result = await stage.process([record('in', 0, 'not json'), record('in', 1, batch)], stageContext());
+  assert.equal(result.failures?.length, 1);
+  assert.equal(result.failures?.[0]?.record.offset, 0);
+  assert.equal((result.failures?.[0]?.error as Error).name, 'DecodeError');
+  assert.equal(alertsOf(result.outputs).length, 1);
+});
+
+test('scoring in the ThreadPool gives the same alerts as scoring inline', async () => {
+  const pool = new ThreadPool({ module: DGA_SCORE_TASK_MODULE, size: 1 });
+  try {
+    const inline = await createDgaDetector({ detector: detectorConfig(), topics, clock: () => 0 });
+    const threaded = await createDgaDetector({ detector: detectorConfig(), topics, clock: () => 0, pool });
+    const a = await inline.process([record('in', 0, batch)], stageContext());
+    const b = await threaded.process([record('in', 0, batch)], stageContext());
+    assert.deepEqual(alertsOf(b.outputs), alertsOf(a.outputs));
+    assert.equal(pool.threads, 1, 'the pool ran the scoring');
+  } finally {
+    await pool.close();
+  }
+});

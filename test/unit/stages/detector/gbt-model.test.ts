@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { parse as parseYaml } from 'yaml';
+import { FEATURE_NAMES } from '../../../../src/stages/detector/features.ts';
+import { gbtProbability, parseGbtModel, type GbtModel } from '../../../../src/stages/detector/model/gbt.ts';
+import { trainGbt } from '../../../../src/stages/detector/model/gbt-train.ts';
+import {
+  modelFromBytes,
+  serializeModel,
+  sha256Hex,
+} from '../../../../src/stages/detector/model/model-file.ts';
+
+const stump: GbtModel = {
+  format: 'hamstring-gbt/1',
+  features: ['x', 'y'],
+  base_score: 0.5,
+  learning_rate: 0.5,
+  trees: [
+    [
+      [0, 1, 1, 2],
+      [-1, -1],
+      [-1, 3],
+    ],
+    [
+      [1, 0, 1, 2],
+      [-1, 2],
+      [-1, 0],
+    ],
+  ],
+};
+
+test('a tree ensemble scores sigmoid(base + rate * sum of leaves), values <= threshold going left', () => {
+  // x=1 -> left (-1); y=0 -> left (2): 0.5 + 0.5 * 1 = 1
+  assert.equal(gbtProbability(stump, [1, 0]), 1 / (1 + Math.exp(-1)));
+  // x=2 -> right (3); y=5 -> right (0): 0.5 + 0.5 * 3 = 2
+  assert.equal(gbtProbability(stump, [2, 5]), 1 / (1 + Math.exp(-2)));
+});
+
+test('a model whose split points back up its tree is refused (scoring could loop)', () => {
+  const looping = {
+    ...stump,
+    trees: [
+      [
+        [0, 1, 1, 2],
+        [0, 1, 1, 2],
+        [-1, 1],
+      ],
+    ],
+  };
+  assert.throws(() => parseGbtModel(looping), /tree 0 node 1: child 1 out of range/);
+});
+
+test('a model trained on other features than the detector computes is refused', () => {
+  const text = serializeModel(stump);
+  assert.throws(() => modelFromBytes('m.json', Buffer.from(text), sha256Hex(text)), /other features/);
+});
+
+test('training is deterministic and learns a separable rule', () => {
+  const rows: Float64Array[] = [];
+  const labels: number[] = [];
+  for (let i = 0; i < 200; i += 1) {
+    rows.push(Float64Array.from([i % 20, (i * 7) % 13]));
+    labels.push(i % 20 >= 12 ? 1 : 0);
+  }
+  const options = { rounds: 20, learningRate: 0.3, maxDepth: 2, maxBins: 16, lambda: 1, minChildWeight: 1 };
+  const a = trainGbt(rows, labels, ['x', 'y'], options);
+  const b = trainGbt(rows, labels, ['x', 'y'], options);
+  assert.equal(serializeModel(a), serializeModel(b));
+  assert.ok(gbtProbability(a, [15, 3]) > 0.9);
+  assert.ok(gbtProbability(a, [5, 3]) < 0.1);
+  assert.equal(a.trees[0]?.[0]?.[0], 0, 'the first split is on the informative feature');
+});
+
+test('the committed model matches its checksum file and the shipped config, and loads', () => {
+  const bytes = readFileSync('models/dga-gbt.json');
+  const recorded = readFileSync('models/dga-gbt.json.sha256', 'utf8').split(/\s+/)[0];
+  assert.equal(sha256Hex(bytes), recorded);
+  const config = parseYaml(readFileSync('config.yaml', 'utf8')) as {
+    pipeline: { data_analysis: { detector_class_name: string; checksum: string }[] };
+  };
+  const dga = config.pipeline.data_analysis.find((d) => d.detector_class_name === 'DGADetector');
+  assert.equal(dga?.checksum, recorded);
+  const model = modelFromBytes('models/dga-gbt.json', bytes, recorded ?? '');
+  assert.deepEqual(model.features, FEATURE_NAMES);
+});
