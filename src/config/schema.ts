@@ -19,6 +19,21 @@ const runtimeSchema = z.strictObject({
   health_port: intBetween(0, 65535).default(0),
   /** Prometheus series on /metrics of the health port; false leaves /metrics empty (probes still served). */
   metrics: z.boolean().default(true),
+  /** State stores of stateful stages: local copies and changelog topics. */
+  state: z
+    .strictObject({
+      /** Root of the local copies (LMDB), one folder per group and instance under it. */
+      dir: nonEmptyString().default('var/state'),
+      /** Replication factor of new changelog topics; -1 takes the broker's default. */
+      changelog_replication_factor: intBetween(-1, 32)
+        .refine((n) => n !== 0, {
+          error: 'integer between -1 and 32, not 0',
+        })
+        .default(-1),
+      /** min.insync.replicas of new changelog topics; the broker's default when omitted. */
+      changelog_min_insync_replicas: intBetween(1, 32).optional(),
+    })
+    .prefault({}),
 });
 
 /**

@@ -8,7 +8,7 @@ import { strandedError, watchForStranding } from './stranded-client.ts';
 import { code } from './error-codes.ts';
 import { KafkaError, type KafkaOperation } from './kafka-error.ts';
 import type { GroupMetadataSource } from './consumer.ts';
-import type { OutgoingRecord, TopicPartitionOffset } from './records.ts';
+import { tpKey, type OutgoingRecord, type TopicPartitionOffset } from './records.ts';
 
 /** Outcome counters of one transaction's records, from delivery reports. */
 export interface DeliveryTally {
@@ -37,6 +37,12 @@ export interface ProducerPort {
   flush(timeoutMs: number): Promise<void>;
   /** Counts since the last beginTransaction (or creation), and the first delivery error seen. */
   tally(): DeliveryTally & { firstError?: KafkaError };
+  /**
+   * The highest offset delivered per partition (by `tpKey`) over this producer's life, as far as
+   * delivery reports have arrived: a lower bound of where its committed records end (state store
+   * checkpoints).
+   */
+  deliveredOffsets(): ReadonlyMap<string, number>;
   close(timeoutMs: number): Promise<void>;
   readonly transactionalId: string | undefined;
 }
@@ -66,6 +72,7 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
   };
   let generation = 0;
   let closed = false;
+  const delivered = new Map<string, number>();
   // Native calls whose callback has not come yet. librdkafka can block forever inside one (seen:
   // send_offsets_to_transaction after a long broker SIGSTOP); disconnecting then deadlocks against
   // it and pins libuv threads, so such a producer is abandoned instead (see close()).
@@ -76,6 +83,8 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
     const own = (report.opaque as number | undefined) === generation;
     if (!err) {
       if (own) tally.delivered += 1;
+      const key = tpKey(report);
+      if (report.offset > (delivered.get(key) ?? -1)) delivered.set(key, report.offset);
       return;
     }
     const e = classifyKafkaError(err, 'delivery');
@@ -193,6 +202,7 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
     abortTransaction: () => bounded('abort-transaction', (t, cb) => native.abortTransaction(t, cb)),
     flush: (timeoutMs) => settled('produce', (finish) => native.flush(timeoutMs, finish)),
     tally: () => ({ ...tally }),
+    deliveredOffsets: () => delivered,
     close(timeoutMs) {
       if (closed) return Promise.resolve();
       closed = true;

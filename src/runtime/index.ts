@@ -49,5 +49,6 @@ export type { BackOff } from './backoff.ts';
 export { DLT_HEADERS } from './dead-letter.ts';
 export { defaultRecordErrorPolicy } from './record-error-policy.ts';
 export type { RecordErrorPolicy } from './record-error-policy.ts';
+export { jsonCodec, bytesCodec } from './state/codecs.ts';
 export { systemClock } from './clock.ts';
 export type { Clock } from './clock.ts';

@@ -18,6 +18,7 @@ import { defaultRecordErrorPolicy, errorKindOf, type RecordErrorPolicy } from '.
 import { planSettlement, positionKey } from './settlement.ts';
 import { asOriginal, dueAt, retryTopicsOf } from './retry-topics.ts';
 import { createAdmin, type AdminPort } from '../kafka/admin.ts';
+import type { ConsumerPort } from '../kafka/consumer.ts';
 import { defaultClients, KafkaSession, RetriesExhausted } from './kafka-session.ts';
 import { planRecovery, type RecoveryAction } from './recovery-plan.ts';
 import {
@@ -29,6 +30,9 @@ import {
   type StageOutput,
   type StageRecord,
 } from './stage.ts';
+import { StateConfigurationError } from './state/changelog-topics.ts';
+import { StateBinding } from './state/state-binding.ts';
+import { StateEngine } from './state/state-engine.ts';
 import type { CommitInfo, WorkerHooks, WorkerOptions } from './worker-options.ts';
 import { WorkerMetrics } from './worker-metrics.ts';
 
@@ -101,6 +105,8 @@ export class TransactionalWorker {
   #failure: string | undefined;
   #stuckReported = false;
   #loop: Promise<void> | undefined;
+  /** State stores and timers of a stage that declares them. */
+  readonly #stores: StateBinding | undefined;
 
   constructor(options: WorkerOptions) {
     this.#o = { keepAliveAfterMs: 1_000, fatalLimit: 3, ...options };
@@ -144,6 +150,25 @@ export class TransactionalWorker {
       },
       isStopping: () => this.#stopRequested,
     });
+    if (StateEngine.needed(this.#stage)) {
+      const engine = new StateEngine({
+        stage: this.#stage,
+        groupId: this.#groupId,
+        instanceId: options.instanceId,
+        bootstrapServers: options.kafka.bootstrapServers,
+        settings: options.state ?? { dir: 'var/state', replicationFactor: -1 },
+        apiTimeoutMs: options.kafka.apiTimeoutMs,
+        clock: this.#clock,
+        log: this.log,
+        registry: this.metrics.registry,
+      });
+      this.#stores = new StateBinding(engine, {
+        epochs: this.#epochs,
+        consumer: () => (this.#session.hasConsumer ? this.#session.consumer : undefined),
+        apiTimeoutMs: options.kafka.apiTimeoutMs,
+      });
+      this.#epochs.onChange((cause, partitions) => this.#stores!.onEpochChange(cause, partitions));
+    }
     this.#epochs.onChange((cause, partitions) => {
       this.metrics.epochChanges.inc({ cause });
       this.metrics.epoch.set(this.#epochs.current);
@@ -214,6 +239,18 @@ export class TransactionalWorker {
         return;
       }
       await this.#ensureRetryTopics(admin);
+      if (this.#stores) {
+        if (this.#o.mode !== 'exactly-once')
+          throw new StateConfigurationError(
+            `configuration error: stage ${this.#stage.name} declares state stores or a timer, which need exactly-once mode`,
+          );
+        await this.#stores.engine.prepare(admin);
+      }
+    } catch (e) {
+      if (!(e instanceof StateConfigurationError)) throw e;
+      this.#fail(e.message);
+      this.#loop = Promise.resolve();
+      return;
     } finally {
       admin.close();
     }
@@ -299,6 +336,7 @@ export class TransactionalWorker {
     }
     this.#state = this.#state === 'failed' ? 'failed' : 'stopping';
     if (this.#txnOpen) await this.#abort('shutdown');
+    await this.#closeStores();
     await this.#session.close();
     if (this.#state !== 'failed') this.#state = 'stopped';
     this.log.info({ event: 'stopped', state: this.#state }, 'worker stopped');
@@ -328,6 +366,8 @@ export class TransactionalWorker {
     this.#lastLoopAt = this.#clock.now();
     this.#throwPending();
     await this.#resumeDueRetries();
+    await this.#stores?.resumeRestored();
+    await this.#runTimers();
     const consumer = this.#session.consumer;
     const all = await this.#session.consumer
       .consume(this.#o.batch.size, this.#o.batch.timeoutMs)
@@ -339,7 +379,8 @@ export class TransactionalWorker {
     const epoch = this.#epochs.current;
     this.#throwPending();
     // A partition waiting for a retry is rewound when its back-off ends; anything it delivers is early.
-    const fetched = this.#holdEarlyRetries(all.filter((r) => !this.#retries.has(tpKey(r))));
+    const admitted = all.filter((r) => !this.#retries.has(tpKey(r)));
+    const fetched = this.#holdEarlyRetries(this.#stores ? this.#stores.admit(admitted) : admitted);
     this.#sampleLag();
     if (fetched.length === 0) return;
     this.metrics.batchSize.observe(fetched.length);
@@ -349,6 +390,21 @@ export class TransactionalWorker {
     const stale = this.#epochs.staleReason(epoch, parts);
     if (stale !== undefined) return this.#discardStale(fetched, epoch, stale);
 
+    this.#stores?.begin();
+    try {
+      await this.#processBatch(fetched, consumer, epoch, parts);
+    } finally {
+      // Committed by now, or its changes are dropped with the batch (stale, rewound, failed).
+      this.#stores?.aborted();
+    }
+  }
+
+  async #processBatch(
+    fetched: FetchedRecord[],
+    consumer: ConsumerPort,
+    epoch: number,
+    parts: TopicPartition[],
+  ): Promise<void> {
     const plan = await this.#deliveries.plan(fetched);
     let result: { outputs: StageOutput[]; failures: RecordFailure[] };
     try {
@@ -387,9 +443,11 @@ export class TransactionalWorker {
     });
   }
 
-  /** Assigned partitions that are not waiting for a retry. */
+  /** Assigned partitions that are not waiting for a retry nor for their stores' restore. */
   #flowing(): TopicPartition[] {
-    return this.#epochs.assigned().filter((tp) => !this.#retries.has(tpKey(tp)));
+    return this.#epochs
+      .assigned()
+      .filter((tp) => !this.#retries.has(tpKey(tp)) && !this.#stores?.isRestoring(tp));
   }
 
   /** Ends back-offs that are due: the partition is rewound to its failed record and resumed. */
@@ -414,10 +472,13 @@ export class TransactionalWorker {
     epoch: number,
   ): Promise<{ outputs: StageOutput[]; failures: RecordFailure[] }> {
     if (records.length === 0) return { outputs: [], failures: [] };
+    const savepoint = this.#stores?.savepoint();
     try {
       const r = await this.#process(records, epoch);
       return { outputs: r.outputs, failures: r.failures ?? [] };
     } catch (e) {
+      // The store changes of a call whose result is thrown away go with it.
+      if (savepoint !== undefined) this.#stores!.rollbackTo(savepoint);
       if (e instanceof StaleBatch || e instanceof KafkaError) throw e;
       if (e instanceof RecordError) {
         const rest = records.filter((r) => positionKey(r) !== positionKey(e.record));
@@ -460,8 +521,12 @@ export class TransactionalWorker {
       now,
     });
     const dead = new Set(plan.deadLetters.map((d) => positionKey(d.record)));
-    let outputs = plan.outputs;
+    // Store changes name no source record: after any failure, a stateful stage's batch is processed
+    // again on exactly the records it commits, so its changes are theirs and nothing else's.
+    const redo = this.#stores !== undefined && result.failures.length > 0;
+    let outputs = redo ? undefined : plan.outputs;
     if (outputs === undefined) {
+      this.#stores?.rollbackTo(0);
       // Outputs do not name their sources, so those of the held-back records cannot be picked out.
       const again = await this.#processIsolated(
         plan.keep.filter((r) => !dead.has(positionKey(r)) && !poison.includes(r)),
@@ -566,8 +631,9 @@ export class TransactionalWorker {
           signal: controller.signal,
           log: this.log,
           epoch,
-          state: () => {
-            throw new Error(`stage ${this.#stage.name} declares no state stores`);
+          state: (partition) => {
+            if (!this.#stores) throw new Error(`stage ${this.#stage.name} declares no state stores`);
+            return this.#stores.partitionState(partition);
           },
         }),
       );
@@ -591,6 +657,109 @@ export class TransactionalWorker {
       this.#inFlight = undefined;
       this.metrics.processSeconds.observe((this.#clock.now() - started) / 1000);
     }
+  }
+
+  /**
+   * Last checkpoints while the partitions are still ours and no transaction is open: once the
+   * producer has flushed and its delivery reports reached the event loop, they cover every commit.
+   */
+  async #closeStores(): Promise<void> {
+    if (!this.#stores) return;
+    let delivered: ReadonlyMap<string, number> | undefined;
+    try {
+      await this.#session.producer.flush(this.#o.kafka.apiTimeoutMs);
+      await new Promise<void>((resolve) => setTimeout(resolve, 100));
+      delivered = this.#session.producer.deliveredOffsets();
+    } catch {
+      // No producer (never started, or closed by a failed abort): the per-commit checkpoints stand.
+    }
+    await this.#stores.engine.close(delivered);
+  }
+
+  /**
+   * Calls `onTimer` for every assigned, restored partition whose timer is due, each in a transaction
+   * of its own: outputs and store changes, no input offsets. A call whose partition was revoked or
+   * whose epoch changed meanwhile is discarded (its partition is not ours, or is being restored).
+   */
+  async #runTimers(): Promise<void> {
+    const stores = this.#stores;
+    const stage = this.#stage;
+    const timers = stores?.engine.timers;
+    if (!stores || !stage.onTimer || !timers) return;
+    for (const partition of stores.engine.dueTimers(this.#clock.now())) {
+      if (this.#stopRequested || this.#pendingError) return;
+      const epoch = this.#epochs.current;
+      const now = this.#clock.now();
+      timers.fired(partition, now);
+      stores.engine.metrics.timerCalls.inc();
+      const controller = new AbortController();
+      this.#inFlight = controller;
+      stores.begin();
+      try {
+        let result: ProcessResult;
+        try {
+          result = await stage.onTimer({
+            signal: controller.signal,
+            log: this.log,
+            epoch,
+            partition,
+            now,
+            state: stores.partitionState(partition),
+          });
+        } catch (e) {
+          if (controller.signal.aborted) continue;
+          this.log.warn(
+            { event: 'timer-failed', partition, err: errorText(e) },
+            'timer call failed; its changes are dropped',
+          );
+          continue;
+        }
+        for (const f of result.failures ?? [])
+          this.log.warn(
+            { event: 'timer-failure', partition, err: errorText(f.error) },
+            'timer call reported a failure',
+          );
+        if (controller.signal.aborted || !this.#timerStillOurs(epoch, partition)) continue;
+        await this.#commitTimer(result.outputs, epoch, partition);
+      } finally {
+        this.#inFlight = undefined;
+        stores.aborted();
+      }
+    }
+  }
+
+  #timerStillOurs(epoch: number, partition: number): boolean {
+    return epoch === this.#epochs.current && this.#stores!.engine.isReady(partition);
+  }
+
+  async #commitTimer(outputs: StageOutput[], epoch: number, partition: number): Promise<void> {
+    const declared = this.#stage.outputTopics === 'any' ? undefined : new Set(this.#stage.outputTopics);
+    const undeclared = outputs.find((o) => declared && !declared.has(o.topic));
+    if (undeclared)
+      throw classifyKafkaError(
+        {
+          code: code('_INVALID_ARG'),
+          message: `stage ${this.#stage.name} produced to undeclared topic ${undeclared.topic}`,
+        },
+        'produce',
+      );
+    const changelog = this.#stores!.changelogRecords();
+    if (outputs.length === 0 && changelog.length === 0) return;
+    const s = this.#session;
+    const t0 = this.#clock.now();
+    await s.retryInPlace('begin-transaction', () => s.producer.beginTransaction());
+    this.#txnOpen = true;
+    for (const o of outputs) await s.producer.produce(o);
+    for (const c of changelog) await s.producer.produce(c);
+    if (!this.#timerStillOurs(epoch, partition)) {
+      await this.#abort('stale');
+      return;
+    }
+    this.#stores!.committing();
+    await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
+    this.#txnOpen = false;
+    this.#stores!.committed(s.producer.deliveredOffsets());
+    this.#committed(outputs.length, t0);
   }
 
   /** One transaction: outputs, dead letters and input offsets. False when the batch went stale first. */
@@ -628,6 +797,7 @@ export class TransactionalWorker {
     this.#txnOpen = true;
     for (const o of outputs) await s.producer.produce(o);
     for (const d of deadLetters) await s.producer.produce(d);
+    for (const c of this.#stores?.changelogRecords() ?? []) await s.producer.produce(c);
     await this.#hooks.beforeSendOffsets?.(info);
     // Last check before the offsets bind to this generation: a revoke may have arrived meanwhile.
     const stale = this.#epochs.staleReason(epoch, partitionsOf(records));
@@ -638,8 +808,10 @@ export class TransactionalWorker {
     }
     await s.retryInPlace('send-offsets', () => s.producer.sendOffsets(offsets, s.consumer));
     await this.#hooks.beforeCommit?.(info);
+    this.#stores?.committing();
     await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
     this.#txnOpen = false;
+    this.#stores?.committed(s.producer.deliveredOffsets());
     this.#committed(outputs.length + deadLetters.length, t0);
     await this.#hooks.afterCommit?.(info);
     return true;
@@ -740,6 +912,7 @@ export class TransactionalWorker {
   }
 
   async #abort(reason: string): Promise<void> {
+    this.#stores?.aborted();
     if (!this.#txnOpen) return;
     const s = this.#session;
     const tally = s.producer.tally();

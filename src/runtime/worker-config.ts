@@ -102,5 +102,12 @@ export function workerOptionsFromConfig(args: {
     kafka: kafkaOptionsFromConfig(config),
     batch: { size: batch.size, timeoutMs: batch.timeoutMs },
     recordErrors: recordErrorPolicyFromConfig(config, stage),
+    state: {
+      dir: config.runtime.state.dir,
+      replicationFactor: config.runtime.state.changelog_replication_factor,
+      ...(config.runtime.state.changelog_min_insync_replicas !== undefined
+        ? { minInsyncReplicas: config.runtime.state.changelog_min_insync_replicas }
+        : {}),
+    },
   };
 }

@@ -9,6 +9,7 @@ import type { AlertOptions } from './alert-conditions.ts';
 import type { Stage } from './stage.ts';
 import type { RecordErrorPolicy } from './record-error-policy.ts';
 import type { AttemptStore } from './delivery-attempts/attempt-store.ts';
+import type { StateSettings } from './state/state-engine.ts';
 
 /** Kafka settings of a worker, resolved from config.yaml and env (see `workerOptionsFromConfig`). */
 export interface WorkerKafkaOptions {
@@ -65,6 +66,11 @@ export interface WorkerOptions {
   /** Fatal producer errors (not fences) recovered by a new producer within a minute before stopping. */
   fatalLimit?: number;
   alerts?: AlertOptions;
+  /**
+   * Local copies and changelog topics of a stage's state stores (`runtime.state` in config.yaml).
+   * Default: `var/state`, the broker's replication factor and min ISR.
+   */
+  state?: StateSettings;
   clock?: Clock;
   log?: Logger;
   clients?: KafkaClientFactory;

@@ -313,3 +313,10 @@ test('ConfigError is an Error whose name is ConfigError', () => {
   assert.ok(error instanceof ConfigError);
   assert.equal(error.name, 'ConfigError');
 });
+
+test('a changelog replication factor of 0 names its key and what is allowed', () => {
+  const tree = withValue(minimalConfig(), ['runtime', 'state', 'changelog_replication_factor'], 0);
+  const error = configErrorOf(() => validateConfig(tree, { env: {} }));
+  assert.equal(error.issues[0]?.path, 'runtime.state.changelog_replication_factor');
+  assert.match(error.format(), /expected integer between -1 and 32, not 0, got 0/);
+});

@@ -54,7 +54,11 @@ test('omitted topic prefixes are the HAMSTRING topic names', () => {
 
 test('omitted pipeline, runtime and monitoring sections get their defaults', () => {
   const config = validateConfig(minimalConfig(), { env: {} });
-  assert.deepEqual(config.runtime, { health_port: 0, metrics: true });
+  assert.deepEqual(config.runtime, {
+    health_port: 0,
+    metrics: true,
+    state: { dir: 'var/state', changelog_replication_factor: -1 },
+  });
   assert.equal(config.environment.monitoring.clickhouse_server.port, 8123);
   assert.deepEqual(config.pipeline.log_collection.default_batch_handler_config, {
     batch_size: 2000,

@@ -1,0 +1,301 @@
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Registry } from 'prom-client';
+import { FaultInjector } from '../../../src/kafka/fault-injection.ts';
+import { createReadCommittedReader } from '../../../src/kafka/read-committed-reader.ts';
+import type { FetchedRecord } from '../../../src/kafka/records.ts';
+import { silentLogger } from '../../../src/observability/logger.ts';
+import { defaultClients } from '../../../src/runtime/kafka-session.ts';
+import type { Stage } from '../../../src/runtime/stage.ts';
+import { changelogTopic } from '../../../src/runtime/state/changelog-topics.ts';
+import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
+import type { WorkerOptions } from '../../../src/runtime/worker-options.ts';
+import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
+import { createTopics, seed, testKafkaOptions } from '../../support/pipeline-harness.ts';
+import { exited } from '../../support/spawn-worker.ts';
+import { countingStage, windowStage } from '../../support/state-stages.ts';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+let bootstrap: string;
+const root = mkdtempSync(join(tmpdir(), 'hamstring-eos-state-'));
+const children: ChildProcess[] = [];
+const running: TransactionalWorker[] = [];
+before(async () => {
+  bootstrap = (await testKafka()).bootstrap;
+});
+after(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await Promise.all(running.map((w) => w.stop()));
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Sum of the seeded values per key: seed() writes value i under key `k-<i % keys>`. */
+function expectedSums(count: number, keys = 64): Map<string, number> {
+  const sums = new Map<string, number>();
+  for (let i = 0; i < count; i++) sums.set(`k-${i % keys}`, (sums.get(`k-${i % keys}`) ?? 0) + i);
+  return sums;
+}
+
+/** Everything committed in a topic, read until nothing new came for `idleMs` (an independent read). */
+async function readAll(topic: string, idleMs = 3_000, timeoutMs = 180_000): Promise<FetchedRecord[]> {
+  const reader = createReadCommittedReader({ bootstrap, clientId: 'state-check' });
+  await reader.connect(30_000);
+  reader.subscribe([topic]);
+  const out: FetchedRecord[] = [];
+  const deadline = Date.now() + timeoutMs;
+  let lastNew = Date.now();
+  while (Date.now() < deadline && Date.now() - lastNew < idleMs) {
+    const got = await reader.consume(5_000, 200);
+    if (got.length > 0) lastNew = Date.now();
+    out.push(...got);
+  }
+  await reader.close(10_000);
+  return out;
+}
+
+function lastPerKey(records: FetchedRecord[]): Map<string, number> {
+  return new Map(records.map((r) => [r.key!.toString(), Number(r.value!.toString())]));
+}
+
+/** The output has one record per input record and ends at each key's sum; so does the changelog. */
+async function assertSums(output: string, group: string, count: number): Promise<void> {
+  let seen = 0;
+  await waitFor(async () => (seen = (await readAll(output, 1_000, 20_000)).length) >= count, {
+    timeoutMs: 180_000,
+    intervalMs: 2_000,
+    message: `${count} outputs`,
+    observe: () => seen,
+  });
+  const expected = expectedSums(count);
+  const out = await readAll(output);
+  assert.equal(out.length, count, 'one output per input record: nothing lost, nothing doubled');
+  assert.deepEqual(lastPerKey(out), expected, 'the last output per key is the sum of its inputs');
+  const changelog = await readAll(changelogTopic(group, 'sums'));
+  assert.deepEqual(lastPerKey(changelog), expected, 'the changelog holds each key at its sum');
+}
+
+function worker(stage: Stage, instance: string, over: Partial<WorkerOptions> = {}): TransactionalWorker {
+  const w = new TransactionalWorker({
+    stage,
+    instanceId: instance,
+    mode: 'exactly-once',
+    kafka: testKafkaOptions(bootstrap),
+    batch: { size: 200, timeoutMs: 50 },
+    state: { dir: root, replicationFactor: 1 },
+    log: silentLogger(),
+    ...over,
+  });
+  running.push(w);
+  return w;
+}
+
+async function metric(registry: Registry, name: string, labels: Record<string, string>): Promise<number> {
+  const m = (await registry.getMetricsAsJSON()).find((x) => x.name === name);
+  return (m?.values ?? [])
+    .filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))
+    .reduce((s, v) => s + v.value, 0);
+}
+
+function spawnCounter(env: Record<string, string>): { child: ChildProcess; commits: () => number } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/state-worker-process.ts'], {
+    env: { ...process.env, UV_THREADPOOL_SIZE: '16', HAMSTRING_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  let commits = 0;
+  createInterface({ input: child.stdout }).on('line', () => (commits += 1));
+  return { child, commits: () => commits };
+}
+
+describe('exactly-once state stores on a real broker', () => {
+  test('a counting stage killed -9 several times mid-stream ends at exactly the input sums', async () => {
+    const input = uniqueTopic('sum-in');
+    const output = uniqueTopic('sum-out');
+    const group = uniqueGroup('sum');
+    await createTopics(bootstrap, [input, output], 4);
+    const total = 50_000;
+    const seeding = (async () => {
+      for (let from = 0; from < total; from += 5_000) await seed(bootstrap, input, from, 5_000);
+    })();
+    const env = { BOOTSTRAP: bootstrap, INPUT: input, OUTPUT: output, GROUP: group, STATE_DIR: root };
+    const instances = new Map([
+      ['a', spawnCounter({ ...env, INSTANCE: 'a' })],
+      ['b', spawnCounter({ ...env, INSTANCE: 'b' })],
+    ]);
+    for (const [round, name] of ['a', 'b', 'a', 'b'].entries()) {
+      const victim = instances.get(name)!;
+      // Killed at a different point of its work each round.
+      await waitFor(() => victim.commits() >= 3 + 4 * round, {
+        timeoutMs: 60_000,
+        message: `instance ${name} commits`,
+      });
+      victim.child.kill('SIGKILL');
+      await exited(victim.child);
+      instances.set(name, spawnCounter({ ...env, INSTANCE: name }));
+    }
+    await seeding;
+    await assertSums(output, group, total);
+    for (const { child } of instances.values()) {
+      child.kill('SIGTERM');
+      await exited(child);
+    }
+  });
+
+  test('two, then three, then one instance while the input flows: partitions move with their state', async () => {
+    const input = uniqueTopic('move-in');
+    const output = uniqueTopic('move-out');
+    const group = uniqueGroup('move');
+    await createTopics(bootstrap, [input, output], 6);
+    const total = 30_000;
+    const seeding = (async () => {
+      for (let from = 0; from < total; from += 3_000) await seed(bootstrap, input, from, 3_000);
+    })();
+    const committed = (ws: TransactionalWorker[]) =>
+      ws.reduce((n, w) => n + w.status().committedTransactions, 0);
+    const two = [
+      worker(countingStage(input, output, group), 'm1'),
+      worker(countingStage(input, output, group), 'm2'),
+    ];
+    await Promise.all(two.map((w) => w.start()));
+    await waitFor(() => committed(two) >= 10, { timeoutMs: 60_000, message: 'two instances commit' });
+    const third = worker(countingStage(input, output, group), 'm3');
+    await third.start();
+    await waitFor(() => third.status().committedTransactions >= 5, {
+      timeoutMs: 60_000,
+      message: 'the third instance got partitions, restored them and commits',
+    });
+    await Promise.all(two.map((w) => w.stop()));
+    await seeding;
+    await assertSums(output, group, total);
+    assert.equal(third.status().assigned.length, 6, 'the last instance holds every partition');
+    await third.stop();
+  });
+
+  test('an abort after the store was written leaves no trace, in memory nor after a restart', async () => {
+    const input = uniqueTopic('abort-in');
+    const output = uniqueTopic('abort-out');
+    const group = uniqueGroup('abort');
+    await createTopics(bootstrap, [input, output], 2);
+    await seed(bootstrap, input, 0, 3_000);
+    const faults = new FaultInjector([
+      { operation: 'commit-transaction', nth: 3, error: '_STATE', flags: { isTxnRequiresAbort: true } },
+    ]);
+    const first = worker(countingStage(input, output, group), '0', { clients: faults.wrap(defaultClients) });
+    await first.start();
+    await waitFor(() => first.status().committedTransactions >= 8, {
+      timeoutMs: 60_000,
+      message: 'commits after the injected abort',
+    });
+    assert.equal(faults.injected.length, 1, 'the commit failed once, after the store was written');
+    assert.ok((await metric(first.metrics.registry, 'hamstring_worker_transactions_aborted_total', {})) >= 1);
+    await assertSums(output, group, 3_000);
+    await first.stop();
+
+    await seed(bootstrap, input, 3_000, 1_000);
+    const second = worker(countingStage(input, output, group), '0');
+    await second.start();
+    await assertSums(output, group, 4_000);
+    await second.stop();
+  });
+
+  test('a commit whose outcome stays unknown restores the stores anew: nothing lost or doubled', async () => {
+    const input = uniqueTopic('unknown-in');
+    const output = uniqueTopic('unknown-out');
+    const group = uniqueGroup('unknown');
+    await createTopics(bootstrap, [input, output], 2);
+    await seed(bootstrap, input, 0, 3_000);
+    // The commit reaches the broker, then every report of it within the API timeout is a timeout.
+    const faults = new FaultInjector([
+      {
+        operation: 'commit-transaction',
+        nth: 3,
+        times: 12,
+        error: '_TIMED_OUT',
+        flags: { isRetriable: true },
+        after: true,
+      },
+    ]);
+    const w = worker(countingStage(input, output, group), '0', {
+      clients: faults.wrap(defaultClients),
+      kafka: testKafkaOptions(bootstrap, { apiTimeoutMs: 3_000 }),
+    });
+    await w.start();
+    await assertSums(output, group, 3_000);
+    assert.ok(faults.injected.length > 0, 'the fault was injected');
+    await w.stop();
+  });
+
+  test('a restart after a clean stop restores only the changelog tail', async () => {
+    const input = uniqueTopic('tail-in');
+    const output = uniqueTopic('tail-out');
+    const group = uniqueGroup('tail');
+    await createTopics(bootstrap, [input, output], 2);
+    await seed(bootstrap, input, 0, 2_000);
+    const first = worker(countingStage(input, output, group), 'same');
+    await first.start();
+    await assertSums(output, group, 2_000);
+    await first.stop();
+
+    await seed(bootstrap, input, 2_000, 100);
+    const second = worker(countingStage(input, output, group), 'same');
+    await second.start();
+    await assertSums(output, group, 2_100);
+    const r = second.metrics.registry;
+    assert.equal(await metric(r, 'hamstring_state_restored_records_total', { source: 'local' }), 64);
+    assert.equal(await metric(r, 'hamstring_state_restored_records_total', { source: 'changelog' }), 0);
+    await second.stop();
+  });
+
+  test('a timer stage closes every window once with no further input, also across a restart', async () => {
+    const input = uniqueTopic('win-in');
+    const output = uniqueTopic('win-out');
+    const group = uniqueGroup('win');
+    await createTopics(bootstrap, [input, output], 2);
+    const stage = () =>
+      windowStage(input, output, group, { size: 100, closeAfterMs: 2_500, intervalMs: 300 });
+    await seed(bootstrap, input, 0, 500);
+    const first = worker(stage(), 'w');
+    await first.start();
+    await waitFor(() => first.status().committedTransactions >= 1, {
+      timeoutMs: 60_000,
+      message: 'the first windows are stored',
+    });
+    await first.stop(); // windows are open: the restart must close them, once
+    await seed(bootstrap, input, 500, 500);
+    const second = worker(stage(), 'w');
+    await second.start();
+    let out: FetchedRecord[] = [];
+    await waitFor(
+      async () => {
+        out = await readAll(output, 1_000, 20_000);
+        return out.reduce((s, r) => s + Number(r.value!.toString()), 0) >= 1_000;
+      },
+      { timeoutMs: 60_000, intervalMs: 1_000, message: 'all windows closed' },
+    );
+    await second.stop();
+    // A restart with every window closed: its timers fire on and find nothing to close.
+    const third = worker(stage(), 'w');
+    await third.start();
+    await waitFor(
+      async () => (await metric(third.metrics.registry, 'hamstring_state_timer_calls_total', {})) >= 10,
+      { timeoutMs: 30_000, message: 'timer calls after the restart' },
+    );
+    await third.stop();
+    const all = await readAll(output);
+    const keys = all.map((r) => r.key!.toString());
+    assert.equal(new Set(keys).size, keys.length, 'no window closed twice');
+    assert.equal(all.length, out.length, 'nothing closed after the restart that had closed already');
+    assert.equal(
+      all.reduce((s, r) => s + Number(r.value!.toString()), 0),
+      1_000,
+      'every record is counted in exactly one closed window',
+    );
+  });
+});
