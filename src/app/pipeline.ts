@@ -3,7 +3,11 @@ import { ensureMonitoringTopics } from '../monitoring/topics.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Stage } from '../runtime/index.ts';
 import { AT_LEAST_ONCE_KINDS, buildComponentStage } from './builtin-stages.ts';
-import { startMonitoringAgent, type MonitoringAgent } from './monitoring-agent.ts';
+import {
+  startMonitoringAgent,
+  type MonitoringAgent,
+  type MonitoringAgentOptions,
+} from './monitoring-agent.ts';
 import { pipelineComponents, type PipelineComponent } from './pipeline-components.ts';
 import { runStages, type RunningStages } from './run-stages.ts';
 import { StageResources } from './stage-resources.ts';
@@ -18,6 +22,8 @@ export interface StartPipelineOptions {
   /** Default: runStages' JSON logger. */
   log?: Logger;
   env?: NodeJS.ProcessEnv;
+  /** Options of the monitoring agent (the ClickHouse database, its group); default from the config. */
+  agent?: Pick<MonitoringAgentOptions, 'database' | 'groupId' | 'instanceId'>;
 }
 
 /** Every configured stage and the monitoring agent, running in this process. */
@@ -58,7 +64,7 @@ export async function startPipeline(o: StartPipelineOptions): Promise<RunningPip
     }
     const topics = await createStageTopics(config, stages, { partitions });
     await ensureMonitoringTopics(bootstrapServers(config), { partitions });
-    agent = await startMonitoringAgent(config, o.log ? { log: o.log } : {});
+    agent = await startMonitoringAgent(config, { ...o.agent, ...(o.log ? { log: o.log } : {}) });
     const running = await runStages({
       config,
       stages,
