@@ -19,6 +19,8 @@ let bootstrap: string;
 let clickhouseUrl: string;
 let clickhousePort: number;
 let pipeline: RunningPipeline | undefined;
+/** Stage logs at warn: the test's output stays readable. */
+const QUIET = { ...process.env, HAMSTRING_LOG_LEVEL: 'warn' };
 
 before(async () => {
   const [kafka, clickhouse] = await Promise.all([testKafka(), testClickHouse()]);
@@ -54,7 +56,13 @@ test('generated traffic through all six stages on real Kafka and ClickHouse: eve
   const infected = traffic.truth.filter((h) => h.role === 'dga').map((h) => h.ip);
   const benign = new Set(traffic.truth.filter((h) => h.role === 'benign').map((h) => h.ip));
 
-  pipeline = await startPipeline({ config, partitions: 3, log: silentLogger(), agent: { database } });
+  pipeline = await startPipeline({
+    config,
+    partitions: 3,
+    log: silentLogger(),
+    agent: { database },
+    env: QUIET,
+  });
   const lines = [...good.map((l) => l.line), ...bad];
   await produceLines(bootstrap, 'hamstring_input-dns', lines, (_, i) => good[i]?.srcIp ?? null);
 

@@ -84,10 +84,11 @@ export async function produceLines(
   } finally {
     await p.close(10_000);
   }
+  // flush() returned, so every line is delivered or failed; delivery reports may still be on their way.
   const t = p.tally();
-  if (t.delivered !== values.length)
+  if (t.failed > 0)
     throw new Error(
-      `${values.length - t.delivered} of ${values.length} lines not delivered: ${t.firstError?.message}`,
+      `${t.failed} of ${values.length} lines not delivered: ${JSON.stringify(t.firstError?.toLog())}`,
     );
 }
 
