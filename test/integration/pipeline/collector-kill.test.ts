@@ -64,7 +64,7 @@ test('collector killed -9 mid-batch twice and restarted as a separate process: t
   const output = pipelineTopic(config, 'batch_sender_to_prefilter', 'dga_prefilter');
   const all = Array.from({ length: LINES }, (_, i) => line(i));
   const chunk = LINES / CHUNKS;
-  const subnetKey = (_: string, i: number) => `10.9.${(i % 12).toString()}.0_24`;
+  const subnetKey = (_: unknown, i: number) => `10.9.${(i % 12).toString()}.0_24`;
   const admin = createAdmin(bootstrap);
   const produced = async () =>
     (await admin.watermarks(output).catch(() => [])).reduce((n, w) => n + w.high, 0);

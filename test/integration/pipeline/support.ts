@@ -64,8 +64,8 @@ export async function resetBroker(bootstrap: string): Promise<void> {
 export async function produceLines(
   bootstrap: string,
   topic: string,
-  values: readonly string[],
-  keyOf: (value: string, index: number) => string | null = () => null,
+  values: readonly (string | Buffer)[],
+  keyOf: (value: string | Buffer, index: number) => string | null = () => null,
 ): Promise<void> {
   const p = createProducer(
     {
