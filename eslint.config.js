@@ -2,6 +2,52 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const kafkaClientOnlyInKafka = {
+  name: '@confluentinc/kafka-javascript',
+  message: 'Only src/kafka/ may import the Kafka client (see docs/design: layers).',
+};
+
+/**
+ * Layers import only downward: cli -> app (and verify) -> stages -> monitoring -> runtime -> kafka ->
+ * config. observability is usable by every layer and imports only config; dev (local clusters) is
+ * for cli, app, verify, tests, benchmarks and scripts. Each entry: the directory and what it may not import.
+ */
+const layers = [
+  ['config', ['kafka', 'runtime', 'monitoring', 'stages', 'app', 'verify', 'cli', 'dev', 'observability']],
+  ['observability', ['kafka', 'runtime', 'monitoring', 'stages', 'app', 'verify', 'cli', 'dev']],
+  ['kafka', ['runtime', 'monitoring', 'stages', 'app', 'verify', 'cli', 'dev']],
+  ['runtime', ['monitoring', 'stages', 'app', 'verify', 'cli', 'dev']],
+  ['monitoring', ['stages', 'app', 'verify', 'cli', 'dev']],
+  ['stages', ['app', 'verify', 'cli', 'dev']],
+  ['app', ['verify', 'cli']],
+  ['verify', ['app', 'cli']],
+  ['dev', ['runtime', 'monitoring', 'stages', 'app', 'verify', 'cli']],
+];
+
+/** Stages see the runtime only through its public surface, and never Kafka. */
+const stageExtra = ['**/kafka/*', '**/kafka/**/*', '**/runtime/**/*', '!**/runtime/index.ts'];
+
+const layerRules = layers.map(([layer, above]) => ({
+  files: [`src/${layer}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: layer === 'kafka' ? [] : [kafkaClientOnlyInKafka],
+        patterns: [
+          {
+            group: [
+              ...above.flatMap((l) => [`**/${l}/*`, `**/${l}/**/*`]),
+              ...(layer === 'stages' ? stageExtra : []),
+            ],
+            message: `src/${layer} may import only lower layers (cli -> app -> stages -> monitoring -> runtime -> kafka -> config).`,
+          },
+        ],
+      },
+    ],
+  },
+}));
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.cache/', 'var/'] },
   js.configs.recommended,
@@ -28,21 +74,13 @@ export default tseslint.config(
           ],
         },
       ],
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            {
-              name: '@confluentinc/kafka-javascript',
-              message: 'Only src/kafka/ may import the Kafka client (see docs/design: layers).',
-            },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', { paths: [kafkaClientOnlyInKafka] }],
     },
   },
+  ...layerRules,
   {
-    files: ['src/kafka/**/*.ts'],
+    // Probes the cluster itself (background load, direct reads), below the runtime's ports on purpose.
+    files: ['test/support/probe-load.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
   {

@@ -17,7 +17,9 @@ import { createReadCommittedReader, type RecordReader } from '../src/kafka/read-
 import { createProducer, type ProducerPort } from '../src/kafka/producer.ts';
 import type { TopicPartitionOffset } from '../src/kafka/records.ts';
 import { createLogger, silentLogger } from '../src/observability/logger.ts';
-import { TransactionalWorker } from '../src/runtime/transactional-worker.ts';
+// The worker module, not the runtime's whole public surface (config loading, health server, thread
+// pool): the RSS column measures the worker.
+import { TransactionalWorker } from '../src/runtime/worker/transactional-worker.ts';
 import type { KafkaClientFactory } from '../src/runtime/worker-options.ts';
 import { createTopics, passThroughStage, testKafkaOptions } from '../test/support/pipeline-harness.ts';
 

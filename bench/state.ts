@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createProducer } from '../src/kafka/producer.ts';
 import { silentLogger } from '../src/observability/logger.ts';
-import { TransactionalWorker } from '../src/runtime/transactional-worker.ts';
+import { TransactionalWorker } from '../src/runtime/worker/transactional-worker.ts';
 import { createTopics, testKafkaOptions } from '../test/support/pipeline-harness.ts';
 import { countingStage, statelessStage } from '../test/support/state-stages.ts';
 

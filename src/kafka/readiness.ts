@@ -1,14 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import Kafka from '@confluentinc/kafka-javascript';
-import type {
-  GlobalConfig,
-  IAdminClient,
-  KafkaConsumer,
-  LibrdKafkaError,
-  Message,
-  Metadata,
-  Producer,
-} from '@confluentinc/kafka-javascript';
+import type { IAdminClient, LibrdKafkaError } from '@confluentinc/kafka-javascript';
+import {
+  baseConfig,
+  callback,
+  connect,
+  consume,
+  disconnect,
+  getMetadata,
+  remaining,
+  sleep,
+  uniqueName,
+} from './binding-calls.ts';
 
 /** Topic the readiness probe writes one committed transaction to (1 partition, rf = min(3, brokers)). */
 export const READINESS_PROBE_TOPIC = 'hamstring-readiness-probe';
@@ -141,125 +143,6 @@ export async function ensureTopic(bootstrap: string, spec: TopicSpec, timeoutMs:
   }
 }
 
-/**
- * Background traffic for infrastructure tests: an idempotent (acks=all) producer that keeps
- * writing records whose values are unique ids, tracking which ones the cluster acknowledged.
- */
-export interface ProbeLoad {
-  /** Ids whose delivery report succeeded. */
-  readonly acked: ReadonlySet<string>;
-  /** Delivery failures as "id: error". */
-  readonly failures: readonly string[];
-  /** How many records were handed to the client. */
-  readonly sent: number;
-  /** Stops producing, waits for outstanding deliveries (bounded), disconnects. */
-  stop(): Promise<void>;
-}
-
-/** Options of {@link startProbeLoad}. */
-export interface ProbeLoadOptions {
-  recordsPerTick?: number;
-  tickMs?: number;
-  /** Outstanding records are retried for this long, so a failover in between is not a loss. */
-  messageTimeoutMs?: number;
-}
-
-/** Starts a {@link ProbeLoad} against `topic` (which must exist). */
-export async function startProbeLoad(
-  bootstrap: string,
-  topic: string,
-  opts: ProbeLoadOptions = {},
-): Promise<ProbeLoad> {
-  const messageTimeoutMs = opts.messageTimeoutMs ?? 120_000;
-  const producer = new Kafka.Producer({
-    ...baseConfig(bootstrap, 'load'),
-    'enable.idempotence': true,
-    acks: -1,
-    'linger.ms': 5,
-    'message.timeout.ms': messageTimeoutMs,
-    dr_cb: true,
-  });
-  await connect(producer, 30_000);
-  producer.setPollInterval(50);
-  const prefix = `${process.pid}-${randomBytes(4).toString('hex')}`;
-  const acked = new Set<string>();
-  const failures: string[] = [];
-  let sent = 0;
-  producer.on('delivery-report', (err, report) => {
-    const id = String(report.opaque);
-    if (err) failures.push(`${id}: ${err.message}`);
-    else acked.add(id);
-  });
-  const timer = setInterval(() => {
-    for (let i = 0; i < (opts.recordsPerTick ?? 10); i++) {
-      const id = `${prefix}-${sent}`;
-      try {
-        producer.produce(topic, null, Buffer.from(id), id, null, id);
-        sent += 1;
-      } catch {
-        return; // local queue full: try again next tick
-      }
-    }
-  }, opts.tickMs ?? 20);
-  return {
-    acked,
-    failures,
-    get sent() {
-      return sent;
-    },
-    async stop() {
-      clearInterval(timer);
-      await new Promise<void>((resolve) => producer.flush(messageTimeoutMs, () => resolve()));
-      await disconnect(producer);
-    },
-  };
-}
-
-/** What {@link readProbeIds} read. */
-export interface ProbeRead {
-  /** Distinct record values. */
-  ids: Set<string>;
-  /** Records read, duplicates included. */
-  records: number;
-}
-
-/**
- * Reads `topic` from the beginning of every partition (assigned directly, no group) until
- * `expected` distinct values were seen or `timeoutMs` passed; returns what it read either way.
- */
-export async function readProbeIds(
-  bootstrap: string,
-  topic: string,
-  opts: { expected: number; timeoutMs: number },
-): Promise<ProbeRead> {
-  const deadline = Date.now() + opts.timeoutMs;
-  const consumer = new Kafka.KafkaConsumer(
-    {
-      ...baseConfig(bootstrap, 'read'),
-      'group.id': uniqueName('hamstring-read'),
-      'enable.auto.commit': false,
-    },
-    { 'auto.offset.reset': 'earliest' },
-  );
-  const result: ProbeRead = { ids: new Set(), records: 0 };
-  try {
-    const metadata = await connect(consumer, remaining(deadline));
-    const partitions = metadata.topics.find((t) => t.name === topic)?.partitions ?? [];
-    if (partitions.length === 0) throw new Error(`topic ${topic} not found`);
-    consumer.assign(partitions.map((p) => ({ topic, partition: p.id, offset: 0 })));
-    consumer.setDefaultConsumeTimeout(200);
-    while (result.ids.size < opts.expected && Date.now() < deadline) {
-      for (const message of await consume(consumer, 1000)) {
-        result.records += 1;
-        if (message.value) result.ids.add(message.value.toString());
-      }
-    }
-    return result;
-  } finally {
-    await disconnect(consumer);
-  }
-}
-
 async function probeOnce(
   bootstrap: string,
   deadline: number,
@@ -352,6 +235,10 @@ async function deleteGroupQuietly(bootstrap: string, groupId: string): Promise<v
   }
 }
 
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 async function createTopicIfMissing(admin: IAdminClient, spec: TopicSpec, timeoutMs: number): Promise<void> {
   try {
     await callback((cb) =>
@@ -369,78 +256,4 @@ async function createTopicIfMissing(admin: IAdminClient, spec: TopicSpec, timeou
   } catch (error) {
     if ((error as LibrdKafkaError).code !== Kafka.CODES.ERRORS.ERR_TOPIC_ALREADY_EXISTS) throw error;
   }
-}
-
-function baseConfig(bootstrap: string, role: string): GlobalConfig {
-  return {
-    'bootstrap.servers': bootstrap,
-    'client.id': `hamstring-${role}`,
-    // Brokers that are starting or restarting: retry connections quickly rather than backing off to 10 s.
-    'reconnect.backoff.ms': 100,
-    'reconnect.backoff.max.ms': 1000,
-  };
-}
-
-function connect(client: Producer | KafkaConsumer, timeoutMs: number): Promise<Metadata> {
-  return callback<Metadata>((cb) => client.connect({ timeout: timeoutMs }, cb));
-}
-
-function getMetadata(
-  client: Producer | KafkaConsumer,
-  opts: { allTopics: boolean; timeout: number },
-): Promise<Metadata> {
-  return callback<Metadata>((cb) => {
-    client.getMetadata(opts, cb);
-  });
-}
-
-function consume(consumer: KafkaConsumer, max: number): Promise<Message[]> {
-  return callback<Message[]>((cb) => consumer.consume(max, cb));
-}
-
-/** Disconnects, but never waits more than 10 s: a client talking to a dead cluster can hang in close. */
-function disconnect(client: Producer | KafkaConsumer): Promise<void> {
-  if (!client.isConnected()) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, 10_000);
-    const done = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    if (isProducer(client)) client.disconnect(5000, done);
-    else client.disconnect(done);
-  });
-}
-
-function isProducer(client: Producer | KafkaConsumer): client is Producer {
-  return client instanceof Kafka.Producer;
-}
-
-function callback<T = void>(
-  start: (cb: (err: LibrdKafkaError | null | undefined, value: T) => void) => void,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    start((err, value) => (err ? reject(toError(err)) : resolve(value)));
-  });
-}
-
-function toError(err: LibrdKafkaError | Error): Error {
-  if (err instanceof Error) return err;
-  return Object.assign(new Error(err.message), { code: err.code });
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function remaining(deadline: number): number {
-  return Math.max(1, deadline - Date.now());
-}
-
-function uniqueName(prefix: string): string {
-  return `${prefix}-${process.pid}-${randomBytes(6).toString('hex')}`;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -138,7 +138,7 @@ export const TABLE_COLUMNS = {
    * a batch. `committed` rows ride the batch's transaction (see `withBatchEvents`), so one exists
    * exactly when the batch committed; their identity is (input topic, partition, first offset of the
    * batch there, row_index 0). Events outside a committed transaction (`consumed`, `aborted`,
-   * `recovered`, `stale`) use the identity of `BatchEventEmitter` (see src/runtime/batch-events.ts).
+   * `recovered`, `stale`) use the identity of `BatchEventEmitter` (see src/monitoring/batch-event-emitter.ts).
    */
   worker_batches: [
     c('stage', 'String'),

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry, type Registry } from 'prom-client';
-import type { WorkerStatus } from './transactional-worker.ts';
+import type { WorkerStatus } from './worker/transactional-worker.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
 
 /** What the health server needs of a worker; `TransactionalWorker` fits. */

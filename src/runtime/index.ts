@@ -2,8 +2,8 @@
  * The runtime's public surface: what the application layer, users' stages and the package entry point
  * import. Everything else under src/runtime/ is internal and may move.
  */
-export { TransactionalWorker } from './transactional-worker.ts';
-export type { WorkerState, WorkerStatus } from './transactional-worker.ts';
+export { TransactionalWorker } from './worker/transactional-worker.ts';
+export type { WorkerState, WorkerStatus } from './worker/transactional-worker.ts';
 export type {
   WorkerOptions,
   WorkerKafkaOptions,

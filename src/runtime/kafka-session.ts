@@ -1,3 +1,4 @@
+import { createAdmin } from '../kafka/admin.ts';
 import { createConsumer, type ConsumerPort } from '../kafka/consumer.ts';
 import { createProducer, type ProducerPort } from '../kafka/producer.ts';
 import { classifyKafkaError } from '../kafka/classify.ts';
@@ -8,8 +9,13 @@ import type { BackOff } from './backoff.ts';
 import type { Clock } from './clock.ts';
 import type { KafkaClientFactory, WorkerKafkaOptions } from './worker-options.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
+import { planRecovery } from './recovery-plan.ts';
 
-export const defaultClients: KafkaClientFactory = { consumer: createConsumer, producer: createProducer };
+export const defaultClients: Required<KafkaClientFactory> = {
+  consumer: createConsumer,
+  producer: createProducer,
+  admin: createAdmin,
+};
 
 /** A failure after in-place retries; `deadlinePassed` tells whether the API timeout ran out. */
 export class RetriesExhausted extends Error {
@@ -18,6 +24,17 @@ export class RetriesExhausted extends Error {
     readonly deadlinePassed: boolean,
   ) {
     super(cause.message);
+  }
+}
+
+/** The reconnect loop gave up: its plan for the last failure was to stop (configuration, ACL, ...). */
+export class ReconnectStopped extends Error {
+  override readonly name = 'ReconnectStopped';
+  constructor(
+    readonly reason: string,
+    override readonly cause: KafkaError,
+  ) {
+    super(reason);
   }
 }
 
@@ -83,8 +100,13 @@ export class KafkaSession {
       } catch (e) {
         const err = classifyKafkaError(e, op);
         const passed = this.d.clock.now() >= deadline;
-        if (err.kind !== 'retriable' || passed || this.d.isStopping())
-          throw new RetriesExhausted(err, passed);
+        const plan = planRecovery(err, {
+          situation: 'call',
+          deadlinePassed: passed,
+          recentFatal: 0,
+          fatalLimit: 0,
+        });
+        if (plan.type !== 'retry-in-place' || this.d.isStopping()) throw new RetriesExhausted(err, passed);
         this.d.log.info({ err: err.toLog(), attempt }, 'kafka: retrying call in place');
         await this.d.clock.sleep(
           Math.min(100 * 2 ** (attempt - 1), 1_000, Math.max(0, deadline - this.d.clock.now())),
@@ -206,7 +228,8 @@ export class KafkaSession {
   /**
    * The transport recovery: both clients go, then a visible loop (log line and metric per attempt,
    * bounded back-off) until a producer connects and initialises; then a fresh consumer subscribes.
-   * Holds no group membership while Kafka is away.
+   * Holds no group membership while Kafka is away. Only failures planned as `reconnect` are waited
+   * out; any other (configuration, authorization, ...) ends the loop with `ReconnectStopped`.
    */
   async reconnect(): Promise<void> {
     await this.closeConsumer();
@@ -224,6 +247,13 @@ export class KafkaSession {
         const err = e instanceof RetriesExhausted ? e.cause : classifyKafkaError(e, 'connect');
         await this.closeProducer();
         await this.closeConsumer();
+        const plan = planRecovery(err, {
+          situation: 'reconnect',
+          deadlinePassed: true,
+          recentFatal: 0,
+          fatalLimit: 0,
+        });
+        if (plan.type === 'stop') throw new ReconnectStopped(plan.reason, err);
         const delay = this.d.reconnectBackOff(attempt, this.d.clock.now() - started) ?? 30_000;
         this.d.log.warn(
           { attempt, delayMs: delay, err: err.toLog(), downMs: this.d.clock.now() - started },

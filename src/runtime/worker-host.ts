@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import type { Logger } from '../observability/logger.ts';
 import { startHealthServer, type HealthTarget } from './health-server.ts';
-import type { TransactionalWorker } from './transactional-worker.ts';
+import type { TransactionalWorker } from './worker/transactional-worker.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
 
 export interface WorkerHost {

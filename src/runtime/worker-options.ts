@@ -3,6 +3,7 @@ import type { ConsumerPort, RebalanceListener } from '../kafka/consumer.ts';
 import type { ConsumerSettings, ProducerSettings } from '../kafka/client-config.ts';
 import type { KafkaError } from '../kafka/kafka-error.ts';
 import type { ProducerPort } from '../kafka/producer.ts';
+import type { AdminPort } from '../kafka/admin.ts';
 import type { BackOff } from './backoff.ts';
 import type { Clock } from './clock.ts';
 import type { AlertOptions } from './alert-conditions.ts';
@@ -42,6 +43,8 @@ export interface KafkaClientFactory {
     log: Logger,
   ): ConsumerPort;
   producer(settings: ProducerSettings, log: Logger): ProducerPort;
+  /** The start-up checks' admin client (input topics exist, retry topics created). Default: `createAdmin`. */
+  admin?(bootstrapServers: string, clientId: string): AdminPort;
 }
 
 export interface WorkerOptions {
@@ -65,6 +68,11 @@ export interface WorkerOptions {
   reconnectBackOff?: BackOff;
   /** Fatal producer errors (not fences) recovered by a new producer within a minute before stopping. */
   fatalLimit?: number;
+  /**
+   * Identical errors of kind `other` (same code, operation and message) recovered by a rewind within
+   * `windowMs` before the worker stops naming the error. Default: 5 within 60 s.
+   */
+  otherErrorLimit?: { count: number; windowMs: number };
   alerts?: AlertOptions;
   /**
    * Local copies and changelog topics of a stage's state stores (`runtime.state` in config.yaml).
@@ -90,8 +98,19 @@ export interface CommitInfo {
 export interface WorkerHooks {
   /** A transaction was aborted; its outputs are discarded. */
   onAbort?(info: { reason: string; epoch: number; discardedOutputs: number }): void;
-  /** A recovery ran (error kind, librdkafka code, the action taken). */
-  onRecovery?(info: { kind: string; code: string; action: string; epoch: number }): void;
+  /**
+   * A recovery ran: error kind, librdkafka code, the planned action and its steps; `situation` is
+   * `abort` when the plan was for a failed abort; `reason` is set when the plan stops the worker.
+   */
+  onRecovery?(info: {
+    kind: string;
+    code: string;
+    action: string;
+    epoch: number;
+    steps?: readonly string[];
+    situation?: string;
+    reason?: string;
+  }): void;
   /** A batch was discarded as stale before any output transaction. */
   onStale?(info: { reason: string; epoch: number; currentEpoch: number; records: number }): void;
   /** Outputs are produced, offsets not yet sent. */

@@ -12,7 +12,7 @@
 import { syntheticKafkaError } from '../kafka/classify.ts';
 import { createLogger } from '../observability/logger.ts';
 import type { Stage } from '../runtime/stage.ts';
-import { TransactionalWorker } from '../runtime/transactional-worker.ts';
+import { TransactionalWorker } from '../runtime/index.ts';
 import { mulberry32 } from './random.ts';
 import { verifyKafkaOptions } from './settings.ts';
 import type { WorkerEvent } from './worker-events.ts';

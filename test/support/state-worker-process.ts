@@ -4,7 +4,7 @@
  * Prints one JSON line per committed transaction.
  */
 import { createLogger } from '../../src/observability/logger.ts';
-import { TransactionalWorker } from '../../src/runtime/transactional-worker.ts';
+import { TransactionalWorker } from '../../src/runtime/worker/transactional-worker.ts';
 import { hostWorkers } from '../../src/runtime/worker-host.ts';
 import { testKafkaOptions } from './pipeline-harness.ts';
 import { countingStage } from './state-stages.ts';

@@ -4,7 +4,7 @@
  * waits forever after send-offsets, printing HOLDING, so the test can kill it mid-transaction).
  * Prints one JSON line per committed transaction.
  */
-import { TransactionalWorker } from '../../src/runtime/transactional-worker.ts';
+import { TransactionalWorker } from '../../src/runtime/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { hostWorkers } from '../../src/runtime/worker-host.ts';
 import { passThroughStage, testKafkaOptions } from './pipeline-harness.ts';

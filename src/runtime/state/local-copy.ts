@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Logger } from '../../observability/logger.ts';
-import type { CommittedStore } from './committed-store.ts';
+import type { CommittedBase } from './committed-store.ts';
 import type { StoreChange } from './state-transaction.ts';
 
 /** Where the local copy of one store partition stands: the changelog position it reflects at least. */
@@ -27,6 +27,8 @@ export class LocalCopy {
   readonly #root: RootDatabase;
   readonly #data: Database<Buffer, DataKey>;
   readonly #meta: Database<Checkpoint, MetaKey>;
+  /** The last write issued; LMDB applies writes in order, so it settles after all before it. */
+  #last: Promise<unknown> = Promise.resolve();
 
   private constructor(root: RootDatabase) {
     this.#root = root;
@@ -56,33 +58,28 @@ export class LocalCopy {
     return this.#meta.get([store, partition]);
   }
 
-  /**
-   * Loads one store partition into `into`, yielding to the event loop now and then so that a large
-   * copy does not stall the consumer. Returns what it loaded.
-   */
-  async load(
-    store: string,
-    partition: number,
-    into: CommittedStore,
-  ): Promise<{ records: number; bytes: number }> {
-    let records = 0;
-    let bytes = 0;
-    for (const { key, value } of this.#data.getRange({
-      start: [store, partition],
-      end: [store, partition + 1],
-    })) {
-      into.entries.set(key[2], value);
-      records += 1;
-      bytes += key[2].length + value.length;
-      if (records % 50_000 === 0) await new Promise<void>((r) => setImmediate(r));
-    }
-    into.sorted.reset();
-    return { records, bytes };
+  /** One store partition, read in place: what a restart uses instead of loading it. */
+  base(store: string, partition: number): CommittedBase {
+    const data = this.#data;
+    return {
+      get: (key) => data.get([store, partition, key]),
+      *range(from, to) {
+        const start: DataKey | MetaKey = from === undefined ? [store, partition] : [store, partition, from];
+        const end: DataKey | MetaKey = to === undefined ? [store, partition + 1] : [store, partition, to];
+        for (const { key, value } of data.getRange({ start: start as DataKey, end: end as DataKey }))
+          yield [key[2], value];
+      },
+      count: () =>
+        data.getKeysCount({
+          start: [store, partition] as unknown as DataKey,
+          end: [store, partition + 1] as unknown as DataKey,
+        }),
+    };
   }
 
   /** Removes a store partition and its checkpoint. */
   wipe(store: string, partition: number): Promise<void> {
-    return this.#data.transaction(() => {
+    return this.#issue(() => {
       for (const key of this.#data.getKeys({ start: [store, partition], end: [store, partition + 1] }))
         void this.#data.remove(key);
       void this.#meta.remove([store, partition]);
@@ -95,7 +92,7 @@ export class LocalCopy {
     checkpoints: Iterable<{ store: string; partition: number; offset: number }>,
     now: number,
   ): Promise<void> {
-    return this.#data.transaction(() => {
+    return this.#issue(() => {
       for (const c of changes) {
         if (c.value === null) void this.#data.remove([c.store, c.partition, c.key]);
         else void this.#data.put([c.store, c.partition, c.key], c.value);
@@ -105,9 +102,15 @@ export class LocalCopy {
     });
   }
 
-  /** Resolves once every write issued so far is committed. */
+  /** Resolves once every write issued so far is committed (or failed). */
   async settled(): Promise<void> {
-    await this.#data.committed;
+    await this.#last;
+  }
+
+  #issue(action: () => void): Promise<void> {
+    const done = this.#data.transaction(action);
+    this.#last = done.catch(() => undefined);
+    return done;
   }
 
   async close(): Promise<void> {

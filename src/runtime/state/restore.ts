@@ -35,11 +35,12 @@ export async function restorePartitions(args: {
   const t0 = clock.now();
   const storeOf = new Map([...args.changelogs].map(([store, topic]) => [topic, store] as const));
   const stores = new Map<number, Map<string, CommittedStore>>();
-  for (const p of args.partitions)
-    stores.set(p, new Map([...args.changelogs.keys()].map((s) => [s, new CommittedStore()] as const)));
+  for (const p of args.partitions) stores.set(p, new Map());
   const wanted = [...args.changelogs].flatMap(([store, topic]) =>
     args.partitions.map((partition) => ({ store, topic, partition })),
   );
+  // Writes still in flight for these partitions (a drop flushes) would change the copy under us.
+  await local.settled();
   const marks = await reader.watermarks(wanted.map(({ topic, partition }) => ({ topic, partition })));
   const ranges: ChangelogRange[] = [];
   for (const [i, w] of wanted.entries()) {
@@ -60,11 +61,11 @@ export async function restorePartitions(args: {
         );
       }
       await local.wipe(w.store, w.partition);
-    } else {
-      const loaded = await local.load(w.store, w.partition, stores.get(w.partition)!.get(w.store)!);
-      metrics.restoredRecords.inc({ store: w.store, source: 'local' }, loaded.records);
-      metrics.restoredBytes.inc({ store: w.store, source: 'local' }, loaded.bytes);
     }
+    // The copy is read in place, not loaded: what it holds counts as restored from it.
+    const store = new CommittedStore(local.base(w.store, w.partition));
+    stores.get(w.partition)!.set(w.store, store);
+    if (plan.kind === 'tail') metrics.restoredRecords.inc({ store: w.store, source: 'local' }, store.size);
     ranges.push({ topic: w.topic, partition: w.partition, from: plan.from, until: mark.high });
   }
   let records = 0;
@@ -95,7 +96,12 @@ export async function restorePartitions(args: {
         metrics.restoredBytes.inc({ store, source: 'changelog' }, chunkBytes.get(store));
       }
       records += changes.length;
-      writes.push(local.write(changes, [], clock.now()));
+      // Once in the copy, a change need not stay in memory (unless changed again since).
+      writes.push(
+        local.write(changes, [], clock.now()).then(() => {
+          for (const c of changes) stores.get(c.partition)?.get(c.store)?.written(c.key, c.value);
+        }),
+      );
       const now = clock.now();
       if (now - lastProgress >= PROGRESS_EVERY_MS) {
         lastProgress = now;

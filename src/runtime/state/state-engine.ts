@@ -280,6 +280,13 @@ export class StateEngine {
     };
     this.#local
       .write(changes(), checkpoints, this.#o.clock.now())
+      .then(() => {
+        // The copy shows these now; memory keeps only what changed since.
+        for (const w of pending) {
+          const store = this.#ready.get(w.partition)?.get(w.store);
+          if (store) for (const [key, value] of w.changes) store.written(key, value);
+        }
+      })
       .catch((e: unknown) => this.#writeFailed(e));
   }
 

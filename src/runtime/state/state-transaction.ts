@@ -1,5 +1,4 @@
 import type { CommittedStore } from './committed-store.ts';
-import { lowerBound } from './sorted-keys.ts';
 
 /** One change a transaction made: a put (bytes) or a delete (null), last write per key wins. */
 export interface StoreChange {
@@ -61,7 +60,7 @@ export class StateTransaction {
     const own = this.#slots.get(slotKey(store, partition))?.changes.get(key);
     if (own !== undefined) return own ?? undefined;
     if (this.parent) return this.parent.read(store, partition, key);
-    return this.committed(store, partition).entries.get(key);
+    return this.committed(store, partition).get(key);
   }
 
   write(store: string, partition: number, key: string, value: Buffer | null): void {
@@ -77,29 +76,37 @@ export class StateTransaction {
 
   size(store: string, partition: number): number {
     const own = this.#slots.get(slotKey(store, partition))?.sizeDelta ?? 0;
-    const base = this.parent
-      ? this.parent.size(store, partition)
-      : this.committed(store, partition).entries.size;
+    const base = this.parent ? this.parent.size(store, partition) : this.committed(store, partition).size;
     return base + own;
   }
 
-  /** Present keys in [from, to) in ascending order, with their bytes. */
+  /**
+   * Present keys in [from, to) in ascending order, with their bytes, as of each step: a key the
+   * stage deletes while iterating is not visited after.
+   */
   *range(store: string, partition: number, from?: string, to?: string): IterableIterator<[string, Buffer]> {
-    const base = this.committed(store, partition);
-    const sorted = base.sortedKeys();
-    const lo = from === undefined ? 0 : lowerBound(sorted, from);
-    const hi = to === undefined ? sorted.length : lowerBound(sorted, to);
     const inBounds = (k: string) => (from === undefined || k >= from) && (to === undefined || k < to);
-    const extra = new Set<string>();
+    const mine = new Set<string>();
     for (const t of this.#chain()) {
       for (const k of t.#slots.get(slotKey(store, partition))?.changes.keys() ?? [])
-        if (inBounds(k) && !base.entries.has(k)) extra.add(k);
+        if (inBounds(k)) mine.add(k);
     }
-    const added = [...extra].sort();
-    let i = lo;
+    const extra = [...mine].sort();
+    const base = this.committed(store, partition).range(from, to)[Symbol.iterator]();
+    let b = base.next();
     let j = 0;
-    while (i < hi || j < added.length) {
-      const key = j >= added.length || (i < hi && sorted[i]! < added[j]!) ? sorted[i++]! : added[j++]!;
+    while (!b.done || j < extra.length) {
+      let key: string;
+      if (!b.done && mine.has(b.value[0])) {
+        b = base.next();
+        continue;
+      }
+      if (!b.done && (j >= extra.length || b.value[0] < extra[j]!)) {
+        key = b.value[0];
+        b = base.next();
+      } else {
+        key = extra[j++]!;
+      }
       const value = this.read(store, partition, key);
       if (value !== undefined) yield [key, value];
     }

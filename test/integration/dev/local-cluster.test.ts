@@ -4,13 +4,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
 import { projectRoot } from '../../../src/dev/paths.ts';
-import {
-  describePartitions,
-  ensureTopic,
-  readProbeIds,
-  startProbeLoad,
-  type PartitionState,
-} from '../../../src/kafka/readiness.ts';
+import { describePartitions, ensureTopic, type PartitionState } from '../../../src/kafka/readiness.ts';
+import { readProbeIds, startProbeLoad } from '../../support/probe-load.ts';
 import { uniqueTopic } from '../../helpers/names.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 

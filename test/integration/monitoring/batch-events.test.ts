@@ -1,17 +1,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAdmin } from '../../../src/kafka/admin.ts';
-import { FaultInjector } from '../../../src/kafka/fault-injection.ts';
+import { FaultInjector } from '../../support/fault-injection.ts';
 import type { MonitoringAgent } from '../../../src/app/monitoring-agent.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
+import { BatchEventEmitter } from '../../../src/monitoring/batch-event-emitter.ts';
 import {
-  BatchEventEmitter,
   batchPartitions,
   withBatchEvents,
   type BatchPartition,
-} from '../../../src/runtime/batch-events.ts';
+} from '../../../src/monitoring/batch-events.ts';
 import { defaultClients } from '../../../src/runtime/kafka-session.ts';
-import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
+import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { uniqueTopic } from '../../helpers/names.ts';

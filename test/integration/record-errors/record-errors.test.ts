@@ -1,7 +1,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAdmin } from '../../../src/kafka/admin.ts';
-import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
+import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { fixedBackOff } from '../../../src/runtime/backoff.ts';
 import { DLT_HEADERS } from '../../../src/runtime/dead-letter.ts';
 import { InMemoryAttemptStore } from '../../../src/runtime/delivery-attempts/in-memory-attempt-store.ts';

@@ -1,6 +1,6 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
+import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { DLT_HEADERS } from '../../../src/runtime/dead-letter.ts';
 import { RETRY_HEADERS } from '../../../src/runtime/retry-topics.ts';
 import type { Stage } from '../../../src/runtime/stage.ts';

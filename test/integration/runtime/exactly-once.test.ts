@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
+import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { uniqueTopic, uniqueGroup } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';

@@ -6,7 +6,7 @@ import {
   type HealthServer,
   type HealthTarget,
 } from '../../../src/runtime/health-server.ts';
-import type { WorkerStatus } from '../../../src/runtime/transactional-worker.ts';
+import type { WorkerStatus } from '../../../src/runtime/index.ts';
 import { WorkerMetrics } from '../../../src/runtime/worker-metrics.ts';
 
 function fakeWorker(stage: string, instance: string, over: Partial<WorkerStatus> = {}) {

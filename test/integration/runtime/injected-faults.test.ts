@@ -1,7 +1,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FaultInjector, type FaultRule } from '../../../src/kafka/fault-injection.ts';
-import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
+import { FaultInjector, type FaultRule } from '../../support/fault-injection.ts';
+import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { defaultClients } from '../../../src/runtime/kafka-session.ts';
 import { strandedError } from '../../../src/kafka/stranded-client.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';

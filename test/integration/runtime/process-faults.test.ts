@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { exited, spawnWorker as spawnChild } from '../../support/spawn-worker.ts';
-import { TransactionalWorker } from '../../../src/runtime/transactional-worker.ts';
+import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import type { Stage } from '../../../src/runtime/stage.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { uniqueTopic, uniqueGroup } from '../../helpers/names.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { validateConfig } from '../../../src/config/index.ts';
-import { FaultInjector } from '../../../src/kafka/fault-injection.ts';
+import { FaultInjector } from '../../support/fault-injection.ts';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { ThreadPool, TransactionalWorker } from '../../../src/runtime/index.ts';

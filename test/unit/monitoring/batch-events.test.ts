@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { silentLogger } from '../../../src/observability/logger.ts';
-import { BatchEventEmitter, batchPartitions, withBatchEvents } from '../../../src/runtime/batch-events.ts';
+import { BatchEventEmitter } from '../../../src/monitoring/batch-event-emitter.ts';
+import { batchPartitions, withBatchEvents } from '../../../src/monitoring/batch-events.ts';
 import {
   RecordError,
   type Stage,
@@ -155,6 +156,38 @@ describe('BatchEventEmitter', () => {
       [
         ['consumed', 1, null],
         ['stale', 4, 'assignment changed (revoked) while the batch was processed'],
+      ],
+    );
+  });
+
+  test('a recovery row names the error, the planned action with its steps, and why a stop stopped', async () => {
+    const { emitter, rows } = setup();
+    const hooks = emitter.hooks;
+    hooks.onRecovery?.({
+      kind: 'other',
+      code: '_STATE',
+      action: 'recreate-producer',
+      epoch: 3,
+      steps: ['close-producer', 'start-producer'],
+      situation: 'abort',
+    });
+    hooks.onRecovery?.({
+      kind: 'authorization',
+      code: 'TOPIC_AUTHORIZATION_FAILED',
+      action: 'stop',
+      epoch: 3,
+      steps: [],
+      reason: 'not authorized: TOPIC_AUTHORIZATION_FAILED',
+    });
+    await emitter.stop();
+    assert.deepEqual(
+      rows().map((r) => [r.event, r.reason]),
+      [
+        ['recovered', 'other _STATE after abort: recreate-producer [close-producer, start-producer]'],
+        [
+          'recovered',
+          'authorization TOPIC_AUTHORIZATION_FAILED: stop: not authorized: TOPIC_AUTHORIZATION_FAILED',
+        ],
       ],
     );
   });

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { silentLogger } from '../../../src/observability/logger.ts';
-import { CommittedStore } from '../../../src/runtime/state/committed-store.ts';
 import { LocalCopy } from '../../../src/runtime/state/local-copy.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'hamstring-local-copy-'));
@@ -29,21 +28,21 @@ describe('LocalCopy (LMDB)', () => {
     const again = LocalCopy.open(dir, silentLogger());
     assert.deepEqual(again.checkpoint('s', 0), { offset: 7, writtenAt: 1234 });
     assert.equal(again.checkpoint('s', 1), undefined);
-    const into = new CommittedStore();
-    const loaded = await again.load('s', 0, into);
-    assert.equal(loaded.records, 1);
+    const p0 = again.base('s', 0);
+    assert.equal(p0.count(), 1);
     assert.deepEqual(
-      [...into.entries].map(([k, v]) => [k, v.toString()]),
+      [...p0.range()].map(([k, v]) => [k, v.toString()]),
       [['b', '2']],
     );
+    assert.equal(p0.get('a'), undefined);
     await again.wipe('s', 0);
     assert.equal(again.checkpoint('s', 0), undefined);
-    const empty = new CommittedStore();
-    await again.load('s', 0, empty);
-    assert.equal(empty.entries.size, 0);
-    const other = new CommittedStore();
-    await again.load('s', 1, other);
-    assert.equal(other.entries.get('a')?.toString(), 'x', 'wiping one partition leaves the others');
+    assert.equal(again.base('s', 0).count(), 0);
+    assert.equal(again.base('s', 1).get('a')?.toString(), 'x', 'wiping one partition leaves the others');
+    assert.deepEqual(
+      [...again.base('s', 1).range('a', 'b')].map(([k]) => k),
+      ['a'],
+    );
     await again.close();
   });
 });

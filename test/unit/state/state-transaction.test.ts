@@ -36,7 +36,7 @@ describe('StateTransaction', () => {
     assert.equal(t.read('s', 0, 'b'), undefined);
     assert.equal(t.size('s', 0), 2);
     assert.deepEqual(keys(t.range('s', 0)), ['a=10', 'c=3']);
-    assert.deepEqual(keys(committed.entries), ['a=1', 'b=2']);
+    assert.deepEqual(keys(committed.range()), ['a=1', 'b=2']);
   });
 
   it('rolls back to a savepoint: the writes of a discarded process call leave no trace', () => {

@@ -1,9 +1,9 @@
-import type { Logger } from '../observability/logger.ts';
-import { syntheticKafkaError } from './classify.ts';
-import type { ConsumerSettings, ProducerSettings } from './client-config.ts';
-import type { ConsumerPort, RebalanceListener } from './consumer.ts';
-import type { KafkaError, KafkaOperation, RawKafkaError } from './kafka-error.ts';
-import type { ProducerPort } from './producer.ts';
+import type { Logger } from '../../src/observability/logger.ts';
+import { syntheticKafkaError } from '../../src/kafka/classify.ts';
+import type { ConsumerSettings, ProducerSettings } from '../../src/kafka/client-config.ts';
+import type { ConsumerPort, RebalanceListener } from '../../src/kafka/consumer.ts';
+import type { KafkaError, KafkaOperation, RawKafkaError } from '../../src/kafka/kafka-error.ts';
+import type { ProducerPort } from '../../src/kafka/producer.ts';
 
 /** Port calls that can be made to fail. */
 export type FaultableOperation = Extract<

@@ -1,0 +1,55 @@
+import { classifyKafkaError } from '../../kafka/classify.ts';
+import { code } from '../../kafka/error-codes.ts';
+import type { FetchedRecord } from '../../kafka/records.ts';
+import type { StageOutput } from '../stage.ts';
+import type { CommitInfo } from '../worker-options.ts';
+import type { WorkerContext } from './worker-context.ts';
+
+/** Makes a settled batch durable: its outputs, its dead letters and its input offsets. */
+export interface Committer {
+  /** False when the batch went stale before its offsets were bound (nothing committed). */
+  commit(
+    records: FetchedRecord[],
+    epoch: number,
+    outputs: StageOutput[],
+    deadLetters: StageOutput[],
+  ): Promise<boolean>;
+}
+
+/** A stage writing to a topic it did not declare is a configuration error, not a record's fault. */
+export function checkDeclaredTopics(ctx: WorkerContext, outputs: readonly StageOutput[]): void {
+  if (ctx.stage.outputTopics === 'any') return;
+  const declared = new Set(ctx.stage.outputTopics);
+  for (const o of outputs) {
+    if (!declared.has(o.topic))
+      throw classifyKafkaError(
+        {
+          code: code('_INVALID_ARG'),
+          message: `stage ${ctx.stage.name} produced to undeclared topic ${o.topic}`,
+        },
+        'produce',
+      );
+  }
+}
+
+export function commitInfo(
+  epoch: number,
+  records: readonly FetchedRecord[],
+  outputs: readonly StageOutput[],
+  deadLetters: readonly StageOutput[],
+): CommitInfo {
+  return { epoch, records: records.length, outputs: outputs.length, deadLetters: deadLetters.length };
+}
+
+/** Bookkeeping after a commit returned: status, metrics, alert windows; a recovery has succeeded. */
+export function recordCommit(ctx: WorkerContext, produced: number, t0: number): void {
+  const now = ctx.clock.now();
+  ctx.commits += 1;
+  ctx.lastCommitAt = now;
+  ctx.alerts.committed();
+  ctx.metrics.commits.inc();
+  ctx.metrics.transactionSeconds.observe((now - t0) / 1000);
+  ctx.metrics.lastCommit.set(now / 1000);
+  ctx.metrics.records.inc({ direction: 'out' }, produced);
+  if (ctx.state === 'recovering') ctx.state = 'running';
+}

@@ -1,0 +1,270 @@
+import { classifyKafkaError } from '../../kafka/classify.ts';
+import { KafkaError } from '../../kafka/kafka-error.ts';
+import { tpKey } from '../../kafka/records.ts';
+import { ReconnectStopped, RetriesExhausted } from '../kafka-session.ts';
+import {
+  planRecovery,
+  type RecoveryContext,
+  type RecoveryPlan,
+  type RecoverySituation,
+  type RecoveryStep,
+} from '../recovery-plan.ts';
+import { RepeatedErrors } from './repeated-errors.ts';
+import { StaleBatch, errorText, fail, observe, type WorkerContext } from './worker-context.ts';
+
+const FATAL_WINDOW_MS = 60_000;
+
+/**
+ * Carries out recovery plans. It decides nothing itself: every failure, including the failure of a
+ * recovery step, is turned into a plan by `planRecovery` and the plan's steps are run in order.
+ */
+export class RecoveryExecutor {
+  readonly #fatal: RepeatedErrors;
+  readonly #other: RepeatedErrors;
+  /** Plans made when an error was reported asynchronously, carried out when the loop picks it up. */
+  readonly #planned = new WeakMap<KafkaError, RecoveryPlan>();
+  /** When a streak of retriable errors thrown by unwrapped calls (consume, produce) began. */
+  #retryingSince: number | undefined;
+
+  constructor(private readonly ctx: WorkerContext) {
+    this.#fatal = new RepeatedErrors(ctx.clock, FATAL_WINDOW_MS);
+    this.#other = new RepeatedErrors(ctx.clock, ctx.o.otherErrorLimit.windowMs);
+  }
+
+  /** Plans for `err` in `situation`, with what the worker knows now. */
+  plan(err: KafkaError, situation: RecoverySituation, deadlinePassed = true): RecoveryPlan {
+    const ctx = this.ctx;
+    const rc: RecoveryContext = {
+      situation,
+      deadlinePassed,
+      // Only failures the loop recovers from count toward the limits, not reports the client handles.
+      recentFatal:
+        err.kind === 'fatal' && (situation === 'loop' || situation === 'start')
+          ? this.#fatal.add('fatal')
+          : this.#fatal.count('fatal'),
+      fatalLimit: ctx.o.fatalLimit,
+      recentOther:
+        err.kind === 'other' && situation === 'loop'
+          ? this.#other.add(`${err.codeName}|${err.operation}|${err.message}`)
+          : 0,
+      otherLimit: ctx.o.otherErrorLimit.count,
+      hasConsumer: ctx.session.hasConsumer,
+      transactionOpen: ctx.txnOpen,
+      stopping: ctx.stopRequested,
+    };
+    const plan = planRecovery(err, rc);
+    for (const signal of plan.signals) {
+      if (signal === 'max-poll-exceeded') ctx.metrics.maxPollExceeded.inc();
+      if (signal === 'membership-error') ctx.alerts.membershipError();
+    }
+    return plan;
+  }
+
+  /**
+   * The consumer's error callback: the plan is made now and carried out at the loop's next step;
+   * processing in flight is told its batch is stale.
+   */
+  onConsumerError(err: KafkaError): void {
+    const ctx = this.ctx;
+    const plan = this.plan(err, 'consumer-error');
+    if (plan.type === 'ignore') {
+      ctx.log.debug({ err: err.toLog() }, 'kafka: consumer client error');
+      return;
+    }
+    ctx.log.warn(
+      { err: err.toLog(), action: plan.type },
+      'kafka: consumer error; recovering at the next step',
+    );
+    if (ctx.pendingError === undefined) {
+      this.#planned.set(err, plan);
+      ctx.pendingError = err;
+    }
+    ctx.inFlight?.abort(new StaleBatch(`consumer error ${err.codeName}`));
+  }
+
+  /** A plan made outside the loop (at start) that the loop's first step carries out. */
+  defer(err: KafkaError, plan: RecoveryPlan): void {
+    this.#planned.set(err, plan);
+    this.ctx.pendingError = err;
+  }
+
+  /** Recovers from an error thrown out of one iteration of the loop. */
+  async recover(e: unknown): Promise<void> {
+    const ctx = this.ctx;
+    if (ctx.stopRequested) {
+      await this.abort('shutdown');
+      return;
+    }
+    ctx.state = 'recovering';
+    const exhausted = e instanceof RetriesExhausted ? e : undefined;
+    const err = exhausted?.cause ?? (e instanceof KafkaError ? e : classifyKafkaError(e, 'client'));
+    const plan =
+      this.#planned.get(err) ??
+      this.plan(err, 'loop', exhausted?.deadlinePassed ?? this.#deadlinePassed(err));
+    this.#planned.delete(err);
+    ctx.metrics.recoveries.inc({ kind: err.kind, action: plan.type });
+    ctx.alerts.recovery();
+    ctx.log.warn(
+      {
+        event: 'recovery',
+        action: plan.type,
+        steps: plan.steps,
+        err: err.toLog(),
+        epoch: ctx.epochs.current,
+        partitions: ctx.epochs.assigned().map(tpKey),
+        ...(e instanceof Error && !(e instanceof KafkaError) && !exhausted ? { stack: e.stack } : {}),
+      },
+      `kafka: recovering from ${err.codeName} (${err.kind}) by ${plan.type}`,
+    );
+    observe(ctx, () =>
+      ctx.hooks.onRecovery?.({
+        kind: err.kind,
+        code: err.codeName,
+        action: plan.type,
+        epoch: ctx.epochs.current,
+        steps: plan.steps,
+        ...(plan.type === 'stop' ? { reason: plan.reason } : {}),
+      }),
+    );
+    await this.execute(plan, err);
+  }
+
+  /** A step of the loop succeeded: a streak of in-place retries is over. */
+  succeeded(): void {
+    this.#retryingSince = undefined;
+  }
+
+  /**
+   * An unwrapped call (consume, produce) is retried in place by the loop's next step; its deadline is
+   * the API timeout from the first failure of the streak.
+   */
+  #deadlinePassed(err: KafkaError): boolean {
+    if (err.kind !== 'retriable') return true;
+    const now = this.ctx.clock.now();
+    this.#retryingSince ??= now;
+    const passed = now - this.#retryingSince >= this.ctx.o.kafka.apiTimeoutMs;
+    if (passed) this.#retryingSince = undefined;
+    return passed;
+  }
+
+  /** Runs a plan: stop, abort first, then its steps; a failing step is planned for in turn. */
+  async execute(plan: RecoveryPlan, err: KafkaError): Promise<void> {
+    const ctx = this.ctx;
+    if (plan.type === 'stop') fail(ctx, plan.reason);
+    if (plan.type === 'ignore') return;
+    if (plan.abortFirst) await this.abort(err.kind);
+    else if (plan.type === 'reconnect') ctx.txnOpen = false;
+    for (const step of plan.steps) {
+      try {
+        await this.#run(step);
+      } catch (inner) {
+        await this.#stepFailed(plan, step, inner);
+        return;
+      }
+    }
+  }
+
+  async #stepFailed(plan: RecoveryPlan, step: RecoveryStep, inner: unknown): Promise<void> {
+    const ctx = this.ctx;
+    if (inner instanceof ReconnectStopped) return fail(ctx, inner.reason);
+    const err = inner instanceof RetriesExhausted ? inner.cause : classifyKafkaError(inner, 'client');
+    if (plan.onStepFailure === 'stop' && !ctx.stopRequested)
+      return fail(ctx, `recovery step ${step} failed: ${err.codeName}: ${err.message}`);
+    if (ctx.stopRequested) return;
+    const next = this.plan(err, step === 'rewind' ? 'rewind' : 'step-failed');
+    ctx.log.warn(
+      { event: 'recovery-step-failed', step, err: err.toLog(), action: next.type, steps: next.steps },
+      `kafka: recovery step ${step} failed; ${next.type} instead`,
+    );
+    await this.execute({ ...next, onStepFailure: 'stop' }, err);
+  }
+
+  async #run(step: RecoveryStep): Promise<void> {
+    const s = this.ctx.session;
+    switch (step) {
+      case 'rewind':
+        return this.#rewind();
+      case 'start-consumer':
+        return s.startConsumer();
+      case 'reset-consumer':
+        return s.resetConsumer();
+      case 'close-producer':
+        return s.closeProducer();
+      case 'start-producer':
+        return s.startProducer();
+      case 'reconnect':
+        return s.reconnect();
+    }
+  }
+
+  /** Seeks every assigned partition back to the group's committed offset, so nothing is skipped. */
+  async rewind(): Promise<void> {
+    try {
+      await this.#rewind();
+    } catch (e) {
+      // A seek can fail while the partition's fetcher starts; the plan says what replaces it.
+      const err = e instanceof RetriesExhausted ? e.cause : classifyKafkaError(e, 'seek');
+      const plan = this.plan(err, 'rewind');
+      this.ctx.log.warn(
+        { err: errorText(e), action: plan.type },
+        `kafka: rewind failed; ${plan.type} instead`,
+      );
+      await this.execute(plan, err);
+    }
+  }
+
+  async #rewind(): Promise<void> {
+    const ctx = this.ctx;
+    const s = ctx.session;
+    const assigned = ctx.epochs.assigned();
+    if (assigned.length === 0) return;
+    s.consumer.resume(ctx.holds.flowing());
+    const committed = await s.retryInPlace('committed', () =>
+      s.consumer.committed(assigned, ctx.o.kafka.apiTimeoutMs),
+    );
+    for (const c of committed) await s.consumer.seek(c, ctx.o.kafka.apiTimeoutMs);
+  }
+
+  /** Aborts the open transaction (bounded); a failed abort is planned like any other failure. */
+  async abort(reason: string): Promise<void> {
+    const ctx = this.ctx;
+    ctx.stores?.aborted();
+    if (!ctx.txnOpen) return;
+    const s = ctx.session;
+    const tally = s.producer.tally();
+    ctx.txnOpen = false;
+    ctx.metrics.aborts.inc({ reason });
+    ctx.alerts.aborted();
+    observe(ctx, () =>
+      ctx.hooks.onAbort?.({ reason, epoch: ctx.epochs.current, discardedOutputs: tally.produced }),
+    );
+    ctx.metrics.discardedOutputs.inc(tally.produced);
+    try {
+      await s.retryInPlace('abort-transaction', () => s.producer.abortTransaction());
+      ctx.log.warn(
+        { event: 'abort', reason, discardedOutputs: tally.produced, purged: s.producer.tally().purged },
+        'kafka: transaction aborted; its outputs are discarded (delivery reports with _PURGE_QUEUE are these outputs, not data loss)',
+      );
+    } catch (e) {
+      const err = e instanceof RetriesExhausted ? e.cause : classifyKafkaError(e, 'abort-transaction');
+      const plan = this.plan(err, 'abort');
+      ctx.metrics.recoveries.inc({ kind: err.kind, action: plan.type });
+      ctx.log.warn(
+        { event: 'abort-failed', reason, err: err.toLog(), action: plan.type, steps: plan.steps },
+        `kafka: abort failed; ${plan.type}`,
+      );
+      observe(ctx, () =>
+        ctx.hooks.onRecovery?.({
+          kind: err.kind,
+          code: err.codeName,
+          action: plan.type,
+          epoch: ctx.epochs.current,
+          steps: plan.steps,
+          situation: 'abort',
+          ...(plan.type === 'stop' ? { reason: plan.reason } : {}),
+        }),
+      );
+      await this.execute(plan, err);
+    }
+  }
+}

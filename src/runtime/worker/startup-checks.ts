@@ -1,0 +1,71 @@
+import type { AdminPort } from '../../kafka/admin.ts';
+import { classifyKafkaError } from '../../kafka/classify.ts';
+import type { KafkaError } from '../../kafka/kafka-error.ts';
+import type { Clock } from '../clock.ts';
+import { retryTopicsOf } from '../retry-topics.ts';
+import type { RecordErrorPolicy } from '../record-error-policy.ts';
+import type { Stage } from '../stage.ts';
+
+export interface StartupCheckDeps {
+  admin: AdminPort;
+  stage: Stage;
+  bootstrapServers: string;
+  apiTimeoutMs: number;
+  retryTopics: RecordErrorPolicy['retryTopics'];
+  clock: Clock;
+  /** Whether a failure of the checks themselves stops the worker (configuration, ACL) or is skipped. */
+  stops(err: KafkaError): string | undefined;
+  /** A topic created moments ago may not be in every broker's metadata yet. */
+  graceMs?: number;
+}
+
+/**
+ * Checks before the clients start; returns why the worker must not start, if it must not.
+ * Missing input topics are a configuration error (a typo would otherwise leave the worker silently
+ * unassigned). When Kafka cannot be asked, the check is skipped and the reconnect loop takes over.
+ * Retry topics mirror their input topic's partition count; they are created here so a stage needs no
+ * set-up.
+ */
+export async function runStartupChecks(d: StartupCheckDeps): Promise<string | undefined> {
+  let missing: string[];
+  try {
+    missing = await missingInputTopics(d);
+  } catch (e) {
+    const stop = d.stops(classifyKafkaError(e, 'admin'));
+    if (stop !== undefined) return stop;
+    missing = [];
+  }
+  if (missing.length > 0)
+    return (
+      `configuration error: input topic(s) ${missing.join(', ')} of stage ${d.stage.name} do not exist ` +
+      `on ${d.bootstrapServers}; create them or fix the stage's input topics`
+    );
+  try {
+    await ensureRetryTopics(d);
+  } catch (e) {
+    const stop = d.stops(classifyKafkaError(e, 'admin'));
+    if (stop !== undefined) return stop;
+    throw e;
+  }
+  return undefined;
+}
+
+async function missingInputTopics(d: StartupCheckDeps): Promise<string[]> {
+  const deadline = d.clock.now() + (d.graceMs ?? 10_000);
+  for (;;) {
+    const known = new Set(await d.admin.listTopics(d.apiTimeoutMs));
+    const missing = d.stage.inputTopics.filter((t) => !known.has(t));
+    if (missing.length === 0 || d.clock.now() >= deadline) return missing;
+    await d.clock.sleep(500);
+  }
+}
+
+async function ensureRetryTopics(d: StartupCheckDeps): Promise<void> {
+  const rt = d.retryTopics;
+  if (!rt) return;
+  for (const input of d.stage.inputTopics) {
+    const partitions = (await d.admin.watermarks(input)).length;
+    const topics = retryTopicsOf([input], rt);
+    await d.admin.createTopics(topics.map((topic) => ({ topic, partitions, replicationFactor: -1 })));
+  }
+}

@@ -1,0 +1,87 @@
+import type { ProcessResult, StageOutput } from '../stage.ts';
+import { checkDeclaredTopics, recordCommit } from './committer.ts';
+import { errorText, type WorkerContext } from './worker-context.ts';
+
+/**
+ * Calls `onTimer` for every assigned, restored partition whose timer is due, each call in a
+ * transaction of its own: its outputs and store changes, no input offsets. A call whose partition
+ * was revoked (or is being restored again) or whose epoch changed meanwhile is discarded.
+ */
+export class TimerCalls {
+  constructor(
+    private readonly ctx: WorkerContext,
+    private readonly abort: (reason: string) => Promise<void>,
+  ) {}
+
+  async runDue(): Promise<void> {
+    const ctx = this.ctx;
+    const stores = ctx.stores;
+    const stage = ctx.stage;
+    const timers = stores?.engine.timers;
+    if (!stores || !stage.onTimer || !timers) return;
+    for (const partition of stores.engine.dueTimers(ctx.clock.now())) {
+      if (ctx.stopRequested || ctx.pendingError) return;
+      const epoch = ctx.epochs.current;
+      const now = ctx.clock.now();
+      timers.fired(partition, now);
+      stores.engine.metrics.timerCalls.inc();
+      const controller = new AbortController();
+      ctx.inFlight = controller;
+      stores.begin();
+      try {
+        let result: ProcessResult;
+        try {
+          result = await stage.onTimer({
+            signal: controller.signal,
+            log: ctx.log,
+            epoch,
+            partition,
+            now,
+            state: stores.partitionState(partition),
+          });
+        } catch (e) {
+          if (!controller.signal.aborted)
+            ctx.log.warn(
+              { event: 'timer-failed', partition, err: errorText(e) },
+              'timer call failed; its changes are dropped',
+            );
+          continue;
+        }
+        for (const f of result.failures ?? [])
+          ctx.log.warn(
+            { event: 'timer-failure', partition, err: errorText(f.error) },
+            'timer call reported a failure',
+          );
+        if (controller.signal.aborted || !this.#stillOurs(epoch, partition)) continue;
+        await this.#commit(result.outputs, epoch, partition);
+      } finally {
+        ctx.inFlight = undefined;
+        stores.aborted();
+      }
+    }
+  }
+
+  #stillOurs(epoch: number, partition: number): boolean {
+    return epoch === this.ctx.epochs.current && this.ctx.stores!.engine.isReady(partition);
+  }
+
+  async #commit(outputs: StageOutput[], epoch: number, partition: number): Promise<void> {
+    const ctx = this.ctx;
+    const stores = ctx.stores!;
+    checkDeclaredTopics(ctx, outputs);
+    const changelog = stores.changelogRecords();
+    if (outputs.length === 0 && changelog.length === 0) return;
+    const s = ctx.session;
+    const t0 = ctx.clock.now();
+    await s.retryInPlace('begin-transaction', () => s.producer.beginTransaction());
+    ctx.txnOpen = true;
+    for (const o of outputs) await s.producer.produce(o);
+    for (const c of changelog) await s.producer.produce(c);
+    if (!this.#stillOurs(epoch, partition)) return this.abort('stale');
+    stores.committing();
+    await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
+    ctx.txnOpen = false;
+    stores.committed(s.producer.deliveredOffsets());
+    recordCommit(ctx, outputs.length, t0);
+  }
+}

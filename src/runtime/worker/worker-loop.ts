@@ -1,0 +1,213 @@
+import { classifyKafkaError } from '../../kafka/classify.ts';
+import type { FetchedRecord, TopicPartition } from '../../kafka/records.ts';
+import { tpKey } from '../../kafka/records.ts';
+import { partitionsOf } from '../batch-offsets.ts';
+import { AtLeastOnceCommitter } from './at-least-once-committer.ts';
+import { settleBatch } from './batch-settlement.ts';
+import { processIsolated, type IsolatedResult } from './bisection.ts';
+import type { Committer } from './committer.ts';
+import { ExactlyOnceCommitter } from './exactly-once-committer.ts';
+import type { RecoveryExecutor } from './recovery-executor.ts';
+import { invokeStage } from './stage-invoker.ts';
+import { TimerCalls } from './timer-calls.ts';
+import { StaleBatch, byPosition, observe, type WorkerContext } from './worker-context.ts';
+
+/**
+ * The consume-process-produce loop. `step()` is one iteration and the recovery it needs, so a test
+ * can drive the loop one step at a time on fake clients and a fake clock.
+ */
+export class WorkerLoop {
+  readonly #committer: Committer;
+  readonly #timers: TimerCalls;
+  #lagSampledAt = 0;
+
+  constructor(
+    private readonly ctx: WorkerContext,
+    private readonly recovery: RecoveryExecutor,
+  ) {
+    this.#committer =
+      ctx.o.mode === 'exactly-once'
+        ? new ExactlyOnceCommitter(ctx, {
+            abort: (reason) => recovery.abort(reason),
+            discard: (records, epoch, reason) => this.#discardStale(records, epoch, reason),
+          })
+        : new AtLeastOnceCommitter(ctx);
+    this.#timers = new TimerCalls(ctx, (reason) => recovery.abort(reason));
+  }
+
+  /** Runs until a stop is requested (or a plan stopped the worker), then closes the clients. */
+  async run(): Promise<void> {
+    const ctx = this.ctx;
+    while (!ctx.stopRequested) await this.step();
+    await this.shutdown();
+  }
+
+  /** Aborts an open transaction, leaves the group, closes the clients. */
+  async shutdown(): Promise<void> {
+    const ctx = this.ctx;
+    ctx.state = ctx.state === 'failed' ? 'failed' : 'stopping';
+    if (ctx.txnOpen) await this.recovery.abort('shutdown');
+    await this.#closeStores();
+    await ctx.session.close();
+    if (ctx.state !== 'failed') ctx.state = 'stopped';
+    ctx.log.info({ event: 'stopped', state: ctx.state }, 'worker stopped');
+  }
+
+  /**
+   * Last checkpoints while the partitions are still ours and no transaction is open: once the
+   * producer has flushed and its delivery reports reached the event loop, they cover every commit,
+   * so the next start reads no changelog tail.
+   */
+  async #closeStores(): Promise<void> {
+    const ctx = this.ctx;
+    if (!ctx.stores) return;
+    let delivered: ReadonlyMap<string, number> | undefined;
+    try {
+      await ctx.session.producer.flush(ctx.o.kafka.apiTimeoutMs);
+      await new Promise<void>((resolve) => setTimeout(resolve, 100));
+      delivered = ctx.session.producer.deliveredOffsets();
+    } catch {
+      // No producer (never started, or closed by a failed abort): the per-commit checkpoints stand.
+    }
+    await ctx.stores.engine.close(delivered);
+  }
+
+  /** One iteration; a failure is recovered from by its plan before this resolves. */
+  async step(): Promise<void> {
+    try {
+      await this.#iteration();
+      this.recovery.succeeded();
+    } catch (e) {
+      await this.recovery.recover(e);
+    }
+  }
+
+  #throwPending(): void {
+    const e = this.ctx.pendingError;
+    if (e) {
+      this.ctx.pendingError = undefined;
+      throw e;
+    }
+  }
+
+  async #iteration(): Promise<void> {
+    const ctx = this.ctx;
+    ctx.lastLoopAt = ctx.clock.now();
+    this.#throwPending();
+    await ctx.holds.resumeDue();
+    await ctx.stores?.resumeRestored();
+    await this.#timers.runDue();
+    const consumer = ctx.session.consumer;
+    const all = await consumer
+      .consume(ctx.o.batch.size, ctx.o.batch.timeoutMs)
+      .catch((e: unknown) => Promise.reject(classifyKafkaError(e, 'consume')));
+    // The binding hands rebalance events and fetched records to the event loop separately, so the
+    // records can arrive before the assignment they were fetched under. One turn of the loop delivers
+    // every event the client queued meanwhile; the batch's epoch is taken after it.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const epoch = ctx.epochs.current;
+    this.#throwPending();
+    const fetched = ctx.holds.admit(ctx.stores ? ctx.stores.admit(all) : all);
+    this.#sampleLag();
+    if (fetched.length === 0) return;
+    ctx.metrics.batchSize.observe(fetched.length);
+    ctx.metrics.records.inc({ direction: 'in' }, fetched.length);
+    ctx.alerts.consumed(fetched.length);
+    const parts = partitionsOf(fetched);
+    const stale = ctx.epochs.staleReason(epoch, parts);
+    if (stale !== undefined) return this.#discardStale(fetched, epoch, stale);
+
+    ctx.stores?.begin();
+    try {
+      await this.#processBatch(fetched, epoch, parts);
+    } finally {
+      // Committed by now, or its store changes are dropped with the batch (stale, rewound, failed).
+      ctx.stores?.aborted();
+    }
+  }
+
+  async #processBatch(fetched: FetchedRecord[], epoch: number, parts: TopicPartition[]): Promise<void> {
+    const ctx = this.ctx;
+    const consumer = ctx.session.consumer;
+    const plan = await ctx.deliveries.plan(fetched);
+    let result: IsolatedResult;
+    try {
+      result = await this.#processIsolated(plan.process, epoch);
+    } catch (e) {
+      if (e instanceof StaleBatch) return this.#discardStale(fetched, epoch, e.message);
+      throw e;
+    } finally {
+      if (ctx.session.hasConsumer && ctx.session.consumer === consumer) consumer.resume(ctx.holds.flowing());
+    }
+    this.#throwPending();
+    const staleAfter = ctx.epochs.staleReason(epoch, parts);
+    if (staleAfter !== undefined) return this.#discardStale(fetched, epoch, staleAfter);
+    await settleBatch(
+      ctx,
+      {
+        committer: this.#committer,
+        rerun: (records) => this.#processIsolated(records, epoch),
+        rewind: () => this.recovery.rewind(),
+      },
+      [...plan.process, ...plan.poison].sort(byPosition),
+      result,
+      plan.poison,
+      epoch,
+    );
+    for (const s of plan.seekAfter) if (!ctx.holds.has(s)) await consumer.seek(s, ctx.o.kafka.apiTimeoutMs);
+  }
+
+  #processIsolated(records: FetchedRecord[], epoch: number): Promise<IsolatedResult> {
+    const stores = this.ctx.stores;
+    return processIsolated(
+      async (batch) => {
+        const savepoint = stores?.savepoint();
+        try {
+          return await invokeStage(this.ctx, batch, epoch, (e) =>
+            this.recovery.onConsumerError(classifyKafkaError(e, 'consume')),
+          );
+        } catch (e) {
+          // The store changes of a call whose result is thrown away go with it.
+          if (savepoint !== undefined) stores!.rollbackTo(savepoint);
+          throw e;
+        }
+      },
+      records,
+      this.ctx.metrics,
+    );
+  }
+
+  async #discardStale(records: FetchedRecord[], epoch: number, reason: string): Promise<void> {
+    const ctx = this.ctx;
+    ctx.metrics.staleBatches.inc();
+    ctx.log.warn(
+      {
+        event: 'stale-batch',
+        epoch,
+        currentEpoch: ctx.epochs.current,
+        discarded: records.length,
+        partitions: partitionsOf(records).map(tpKey),
+        reason,
+      },
+      'kafka: stale batch discarded before any output transaction',
+    );
+    observe(ctx, () =>
+      ctx.hooks.onStale?.({ reason, epoch, currentEpoch: ctx.epochs.current, records: records.length }),
+    );
+    if (ctx.pendingError) return;
+    await this.recovery.rewind();
+  }
+
+  #sampleLag(): void {
+    // Once a second is plenty for the gauge and the alert window, and keeps the hot path cheap.
+    const ctx = this.ctx;
+    const now = ctx.clock.now();
+    if (!ctx.session.hasConsumer || now - this.#lagSampledAt < 1_000) return;
+    this.#lagSampledAt = now;
+    const lag = ctx.session.consumer.lag();
+    if (lag !== undefined) {
+      ctx.metrics.lag.set(lag);
+      ctx.alerts.lag(lag);
+    }
+  }
+}

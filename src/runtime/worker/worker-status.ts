@@ -1,0 +1,77 @@
+import { stuckCallsExhaustPool, stuckNativeCalls } from '../../kafka/abandoned-clients.ts';
+import { tpKey } from '../../kafka/records.ts';
+import type { AlertCondition } from '../alert-conditions.ts';
+import type { WorkerContext, WorkerState } from './worker-context.ts';
+
+export type { WorkerState };
+
+/** What health endpoints and operators see. */
+export interface WorkerStatus {
+  stage: string;
+  instanceId: string;
+  state: WorkerState;
+  live: boolean;
+  ready: boolean;
+  epoch: number;
+  assigned: string[];
+  lastCommitAt: number | undefined;
+  lastLoopAt: number;
+  committedTransactions: number;
+  alerts: AlertCondition[];
+  failure?: string;
+}
+
+const ALERTS: readonly AlertCondition[] = [
+  'max_poll_exceeded_or_unknown_member',
+  'repeated_recovery_after_revoke',
+  'aborts_while_lag_grows',
+  'no_commit_while_input_arrives',
+];
+
+/**
+ * Liveness and readiness. Not live: failed (stopped with a reason), a loop that has not turned for
+ * longer than max.poll.interval (at least a minute), or native calls stuck for good.
+ */
+export class WorkerStatusReporter {
+  #stuckReported = false;
+
+  constructor(private readonly ctx: WorkerContext) {}
+
+  status(): WorkerStatus {
+    const ctx = this.ctx;
+    const now = ctx.clock.now();
+    const liveWindow = Math.max(ctx.o.kafka.maxPollIntervalMs, 60_000);
+    const alerts = ctx.alerts.active();
+    for (const c of ALERTS) ctx.metrics.alert.set({ condition: c }, alerts.includes(c) ? 1 : 0);
+    const ready = ctx.state === 'running' && ctx.session.hasConsumer && ctx.epochs.assigned().length > 0;
+    const stuck = stuckCallsExhaustPool() ? this.#reportStuck() : undefined;
+    ctx.metrics.up.set(ready ? 1 : 0);
+    return {
+      stage: ctx.stage.name,
+      instanceId: ctx.o.instanceId,
+      state: ctx.state,
+      live: ctx.state !== 'failed' && now - ctx.lastLoopAt < liveWindow && stuck === undefined,
+      ready,
+      epoch: ctx.epochs.current,
+      assigned: ctx.epochs.assigned().map(tpKey),
+      lastCommitAt: ctx.lastCommitAt,
+      lastLoopAt: ctx.lastLoopAt,
+      committedTransactions: ctx.commits,
+      alerts,
+      ...(ctx.failure !== undefined || stuck !== undefined ? { failure: ctx.failure ?? stuck } : {}),
+    };
+  }
+
+  /** Why the process needs a restart although the loop runs: libuv threads held by stuck calls. */
+  #reportStuck(): string {
+    const reason =
+      `${stuckNativeCalls()} librdkafka call(s) never returned and each holds a libuv pool thread ` +
+      `(UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? 4}); the process must be restarted before ` +
+      `the pool is used up`;
+    if (!this.#stuckReported) {
+      this.#stuckReported = true;
+      this.ctx.log.error({ event: 'native-calls-stuck', stuck: stuckNativeCalls() }, `not live: ${reason}`);
+    }
+    return reason;
+  }
+}

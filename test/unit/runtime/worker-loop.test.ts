@@ -1,0 +1,221 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { classifyKafkaError } from '../../../src/kafka/classify.ts';
+import { code } from '../../../src/kafka/error-codes.ts';
+import { KafkaError } from '../../../src/kafka/kafka-error.ts';
+import { silentLogger } from '../../../src/observability/logger.ts';
+import { TransactionalWorker, type Stage, type WorkerOptions } from '../../../src/runtime/index.ts';
+import { FakeClock, FakeKafka, FakeTopic, raw } from '../../support/worker-fakes.ts';
+
+const IN = 'loop-in';
+const OUT = 'loop-out';
+
+const copyStage: Stage = {
+  name: 'loop.copy',
+  inputTopics: [IN],
+  outputTopics: [OUT],
+  process: (records) => ({
+    outputs: records.map((r) => ({ topic: OUT, key: r.key, value: r.value, source: r })),
+  }),
+};
+
+type Recovery = Parameters<NonNullable<NonNullable<WorkerOptions['hooks']>['onRecovery']>>[0];
+
+function setUp(records = 3, extra: Partial<WorkerOptions> = {}) {
+  const kafka = new FakeKafka(new FakeTopic(IN, records));
+  const clock = new FakeClock();
+  const recoveries: Recovery[] = [];
+  const worker = new TransactionalWorker({
+    stage: copyStage,
+    instanceId: '0',
+    mode: 'exactly-once',
+    batch: { size: 10, timeoutMs: 10 },
+    kafka: {
+      bootstrapServers: 'fake:9092',
+      groupProtocol: 'classic',
+      assignmentStrategy: 'cooperative-sticky',
+      sessionTimeoutMs: 10_000,
+      heartbeatIntervalMs: 1_000,
+      maxPollIntervalMs: 60_000,
+      transactionTimeoutMs: 60_000,
+      messageTimeoutMs: 30_000,
+      apiTimeoutMs: 5_000,
+      commitRetryTimeoutMs: 5_000,
+    },
+    clients: kafka.clients(),
+    clock,
+    log: silentLogger(),
+    hooks: { onRecovery: (info) => recoveries.push(info) },
+    ...extra,
+  });
+  return { kafka, clock, worker, recoveries };
+}
+
+function kafkaError(kind: 'authorization' | 'config', name: string): KafkaError {
+  return new KafkaError(kind, code(name), 'connect', `${name} for this principal`, {
+    fatal: false,
+    retriable: false,
+    txnRequiresAbort: false,
+  });
+}
+
+describe('the worker loop, one step at a time on fake clients', () => {
+  it('copies a batch and commits its offsets in one step', async () => {
+    const { kafka, worker } = setUp(3);
+    await worker.start({ loop: false });
+    await worker.step();
+    assert.equal(kafka.producers[0]!.committedOutputs.length, 3);
+    assert.equal(kafka.topic.committed, 3);
+    assert.equal(worker.status().committedTransactions, 1);
+    await worker.stop();
+  });
+
+  it('a consumer error of kind membership leads to a consumer reset at the next step', async () => {
+    const { kafka, worker, recoveries } = setUp(0);
+    await worker.start({ loop: false });
+    await worker.step();
+    const first = kafka.consumers[0]!;
+    first.reportError(
+      classifyKafkaError({ code: code('_MAX_POLL_EXCEEDED'), message: 'max poll' }, 'consume'),
+    );
+    await worker.step();
+    assert.equal(first.closed, true, 'the member of the expired generation left');
+    assert.equal(kafka.consumers.length, 2, 'a fresh consumer joined');
+    assert.equal(kafka.producers.length, 1, 'the producer was kept');
+    assert.deepEqual(
+      recoveries.map((r) => [r.kind, r.action, r.steps]),
+      [['membership', 'reset-consumer', ['reset-consumer']]],
+    );
+    assert.ok(worker.status().alerts.includes('max_poll_exceeded_or_unknown_member'));
+    await worker.stop();
+  });
+
+  it('a failed abort leads to a new producer, then the batch is rewound and committed', async () => {
+    const { kafka, worker, recoveries } = setUp(2);
+    kafka.nextProducerFaults.push({
+      sendOffsets: raw(code('CONCURRENT_TRANSACTIONS'), 'abortable', { isTxnRequiresAbort: true }),
+      abortTransaction: raw(code('_STATE'), 'abort broke'),
+    });
+    await worker.start({ loop: false });
+    await worker.step();
+    assert.deepEqual(
+      recoveries.map((r) => [r.situation ?? 'loop', r.action, r.steps]),
+      [
+        ['loop', 'rewind', ['rewind']],
+        ['abort', 'recreate-producer', ['close-producer', 'start-producer']],
+      ],
+    );
+    assert.equal(kafka.producers.length, 2);
+    assert.equal(kafka.producers[0]!.closed, true);
+    assert.deepEqual(
+      kafka.consumers[0]!.seeks,
+      [{ topic: IN, partition: 0, offset: 0 }],
+      'rewound to committed',
+    );
+    await worker.step();
+    assert.equal(kafka.producers[1]!.committedOutputs.length, 2, 'the new producer commits the batch');
+    assert.equal(kafka.topic.committed, 2);
+    await worker.stop();
+  });
+
+  it('a retriable consume failure is retried in place: no abort, no seek, no new client', async () => {
+    const { kafka, worker, recoveries } = setUp(2);
+    await worker.start({ loop: false });
+    kafka.consumers[0]!.consumeFault = raw(code('_PARTIAL'), 'try again', { isRetriable: true });
+    await worker.step();
+    assert.deepEqual(
+      recoveries.map((r) => [r.kind, r.action, r.steps]),
+      [['retriable', 'retry-in-place', []]],
+    );
+    assert.deepEqual(kafka.consumers[0]!.seeks, []);
+    assert.equal(kafka.consumers.length, 1);
+    assert.equal(kafka.producers.length, 1);
+    await worker.step();
+    assert.equal(kafka.topic.committed, 2);
+    await worker.stop();
+  });
+
+  it('a retriable failure that outlasts the API timeout is no longer retried in place', async () => {
+    const { kafka, clock, worker, recoveries } = setUp(0);
+    await worker.start({ loop: false });
+    const fault = () => raw(code('_PARTIAL'), 'try again', { isRetriable: true });
+    kafka.consumers[0]!.consumeFault = fault();
+    await worker.step();
+    clock.advance(5_000);
+    kafka.consumers[0]!.consumeFault = fault();
+    await worker.step();
+    assert.deepEqual(
+      recoveries.map((r) => r.action),
+      ['retry-in-place', 'reconnect'],
+    );
+    await worker.stop();
+  });
+
+  it('a configuration error at start stops the worker with the reason, not live', async () => {
+    const { kafka, worker } = setUp(1);
+    kafka.nextProducerFaults.push({ connect: raw(code('_INVALID_ARG'), 'linger.ms must be >= 0') });
+    await worker.start();
+    await worker.done();
+    const s = worker.status();
+    assert.equal(s.state, 'failed');
+    assert.equal(s.live, false);
+    assert.match(
+      s.failure ?? '',
+      /configuration error: _INVALID_ARG during connect: linger\.ms must be >= 0/,
+    );
+    assert.equal(kafka.producers.length, 1, 'no reconnect loop');
+  });
+
+  it('an authorization error at start stops the worker naming it', async () => {
+    const { kafka, worker } = setUp(1);
+    kafka.nextProducerFaults.push({
+      connect: kafkaError('authorization', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED'),
+    });
+    await worker.start();
+    await worker.done();
+    const s = worker.status();
+    assert.equal(s.state, 'failed');
+    assert.equal(s.live, false);
+    assert.match(s.failure ?? '', /not authorized: TRANSACTIONAL_ID_AUTHORIZATION_FAILED/);
+  });
+
+  it('a transport failure at start enters the reconnect loop and stays live', async () => {
+    const { kafka, worker, recoveries } = setUp(1);
+    kafka.nextProducerFaults.push({ connect: raw(code('_TRANSPORT'), 'connection refused') });
+    await worker.start({ loop: false });
+    assert.equal(worker.status().live, true);
+    await worker.step();
+    assert.deepEqual(
+      recoveries.map((r) => [r.kind, r.action]),
+      [['transport', 'reconnect']],
+    );
+    assert.equal(kafka.producers.length, 2, 'the reconnect loop created a new producer');
+    await worker.step();
+    assert.equal(kafka.topic.committed, 1);
+    await worker.stop();
+  });
+
+  it('an unclassified error is rewound until its limit, then stops naming the error', async () => {
+    const { kafka, worker, recoveries } = setUp(1, { otherErrorLimit: { count: 2, windowMs: 60_000 } });
+    const boom = () => raw(code('_FAIL'), 'commit exploded');
+    kafka.nextProducerFaults.push({ commitTransaction: boom() });
+    await worker.start({ loop: false });
+    const producer = kafka.producers[0]!;
+    await worker.step();
+    producer.faults.commitTransaction = boom();
+    await worker.step();
+    assert.deepEqual(
+      recoveries.map((r) => r.action),
+      ['rewind', 'rewind'],
+    );
+    assert.equal(worker.status().state, 'recovering');
+    producer.faults.commitTransaction = boom();
+    await worker.step();
+    const s = worker.status();
+    assert.equal(s.state, 'failed');
+    assert.equal(s.live, false);
+    assert.match(s.failure ?? '', /3 times .*commit exploded/);
+    assert.equal(kafka.topic.committed, 0);
+    await worker.stop();
+  });
+});
