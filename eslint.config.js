@@ -88,4 +88,22 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  {
+    // The dashboard's pages: plain ES modules run by the browser, no build step.
+    files: ['src/app/dashboard/public/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'document',
+          'location',
+          'history',
+          'fetch',
+          'Node',
+          'ResizeObserver',
+          'URLSearchParams',
+          'setTimeout',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
 );

@@ -40,6 +40,7 @@ export type {
   MonitoringConfig,
   PrefilterConfig,
   RuntimeConfig,
+  DashboardConfig,
 } from './schema.ts';
 export { PIPELINE_STAGES, fullStageName, unknownStageKeys } from './stage-names.ts';
 export type { StageFullName, StageShortName, UnknownStageKey } from './stage-names.ts';

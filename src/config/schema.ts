@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dashboardSchema } from './dashboard-schema.ts';
 import { environmentSchema } from './environment-schema.ts';
 import { pipelineSchema } from './pipeline-schema.ts';
 import { intBetween, nonEmptyString } from './value-schemas.ts';
@@ -45,6 +46,7 @@ export const hamstringConfigSchema = z.strictObject({
   pipeline: pipelineSchema.prefault({}),
   environment: environmentSchema,
   runtime: runtimeSchema.prefault({}),
+  dashboard: dashboardSchema.prefault({}),
 });
 
 /** A validated configuration with every default filled in. */
@@ -62,3 +64,4 @@ export type AlertingConfig = Pipeline['alerting'];
 export type MonitoringConfig = Pipeline['monitoring'];
 export type EnvironmentConfig = HamstringConfig['environment'];
 export type RuntimeConfig = HamstringConfig['runtime'];
+export type { DashboardConfig } from './dashboard-schema.ts';

@@ -24,4 +24,4 @@ export {
 export type { Alert, AlertWarning, Batch, LogLine } from './messages.ts';
 export { stableId } from './ids.ts';
 export { subnetId } from './subnet.ts';
-export { pipelineTopic } from './topics.ts';
+export { componentGroupId, pipelineTopic } from './topics.ts';

@@ -70,7 +70,7 @@ export interface Alert {
 const logLineSchema = z.looseObject({
   logline_id: z.string(),
   subnet_id: z.string(),
-  ts: z.iso.datetime({ precision: 6 }),
+  ts: z.iso.datetime(),
   src_ip: z.string(),
 });
 

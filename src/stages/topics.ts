@@ -16,3 +16,13 @@ export function pipelineTopic(config: HamstringConfig, hop: keyof Prefixes, targ
 export function monitoringTopics(tables: readonly TableName[], prefix?: string): string[] {
   return tables.map((table) => monitoringTopic(table, prefix));
 }
+
+/**
+ * The consumer group of one configured component (`log_collection.collector-dga_collector`). A
+ * stage's name is its kind, shared by every component of that kind, and the runtime derives the
+ * group and the changelog topics (`<group>-<store>-changelog`) from the group id: two collectors in
+ * one group would share their stores' changelogs. The logserver has one component: its stage name.
+ */
+export function componentGroupId(stageName: string, componentName?: string): string {
+  return componentName === undefined ? stageName : `${stageName}-${componentName}`;
+}

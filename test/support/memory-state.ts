@@ -19,6 +19,7 @@ export class MemoryStore<V> implements KeyValueStore<V> {
   }
 
   put(key: string, value: V): void {
+    if (value === undefined) throw new TypeError(`put(${key}) needs a value; use delete`);
     this.#entries.set(key, JSON.stringify(value));
   }
 

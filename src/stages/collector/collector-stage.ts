@@ -131,10 +131,10 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
       subnet,
     );
     const { ts: _ts, src_ip: _ip, status_code, record_type, ...rest } = verdict.fields;
-    const stamp = (status: string, index: number) =>
+    const stamp = (stage: string, status: string, index: number) =>
       row('logline_timestamps', record, index, record, {
         logline_id: line.logline_id,
-        stage: COLLECTOR_STAGE,
+        stage,
         status,
         timestamp: now,
         is_active: true,
@@ -149,8 +149,8 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
         record_type: typeof record_type === 'string' ? record_type : '',
         additional_fields: JSON.stringify(rest),
       }),
-      stamp('in_process', 0),
-      stamp('batched', 1),
+      stamp(COLLECTOR_STAGE, 'in_process', 0),
+      stamp(BATCH_HANDLER_STAGE, 'batched', 1),
     ];
     return { outputs, line };
   }

@@ -162,3 +162,38 @@ test('monitoring rows of one line never share an identity', () => {
     ['in_process', 'batched'],
   );
 });
+
+test('hostile lines mixed into valid traffic: each recorded once with a reason, every valid line batched', () => {
+  const { stage, state } = setup(7, 1);
+  const hostile: (string | Buffer)[] = [
+    'x'.repeat(20_000),
+    Buffer.from([0x7b, 0xff, 0x7d]),
+    `${'{"a":'.repeat(40)}1${'}'.repeat(40)}`,
+    dnsLine({ domain_name: `${'a'.repeat(300)}.org` }),
+    dnsLine({ ts: undefined }),
+    '',
+  ];
+  const values = Array.from({ length: 600 }, (_, i) =>
+    i % 2 === 0 ? hostile[(i / 2) % hostile.length]! : at(i % 10),
+  );
+  const records = values.map((value, offset) => record(INPUT, 0, offset, value));
+  const outputs: StageOutput[] = [];
+  for (let from = 0; from < records.length; from += 50) {
+    outputs.push(
+      ...(stage.process(records.slice(from, from + 50), stageContext(state)) as ProcessResult).outputs,
+    );
+  }
+  outputs.push(...(stage.onTimer!(timerContext(state, 0, 10_000_000)) as ProcessResult).outputs);
+  const failed = rowsOf(outputs, 'failed_loglines');
+  assert.equal(failed.length, 300);
+  assert.ok(
+    failed.every((row) => typeof row.reason_for_failure === 'string' && row.reason_for_failure !== ''),
+  );
+  assert.ok(failed.every((row) => (row.message_text as string).length <= 4096));
+  const batched = batchesOf(outputs).flatMap(({ batch }) => {
+    const context = new Set(batch.context_logline_ids ?? []);
+    return batch.data.filter((l) => !context.has(l.logline_id)).map((l) => l.logline_id);
+  });
+  assert.equal(batched.length, 300);
+  assert.equal(new Set(batched).size, 300);
+});

@@ -1,0 +1,110 @@
+import type { AlertView } from '../dashboard/alert-view.ts';
+import type { DashboardData } from '../dashboard/dashboard-data.ts';
+import { scrapeSource, type MetricsSource } from '../dashboard/metrics-source.ts';
+import type { PromSample } from '../dashboard/prometheus-text.ts';
+import { aggregateStageMetrics, type StageMetrics } from '../dashboard/stage-metrics.ts';
+
+/**
+ * What the terminal view shows at one instant. Counters are cumulative (the view derives rates from
+ * two snapshots); `alerts` holds only the alerts that arrived since the previous snapshot.
+ */
+export interface PipelineSnapshot {
+  /** Epoch ms. */
+  at: number;
+  /** Lines fed into the pipeline so far (the traffic generator's count, or the logserver's input). */
+  linesIn: number;
+  /** Per stage, summed over instances (see `aggregateStageMetrics`). */
+  stages: StageMetrics[];
+  /** Batches being collected now; undefined when nothing reports it. */
+  openBatches?: number;
+  /** Alerts new since the previous snapshot, oldest first. */
+  alerts: AlertView[];
+}
+
+/** Produces the next snapshot; called by the view on every refresh. */
+export type SnapshotSource = () => Promise<PipelineSnapshot>;
+
+export interface SnapshotSourceOptions {
+  /** The workers' metrics (as for the dashboard). */
+  metricsSources: readonly MetricsSource[];
+  /** ClickHouse access (a started dashboard's `data`); gives alerts and, by default, open batches. */
+  data?: DashboardData;
+  /**
+   * Lines fed so far. Default: records consumed by the logserver stage (a stage whose name holds
+   * `logserver`), else by the first stage.
+   */
+  linesIn?: () => number;
+  /**
+   * Batches being collected. Default: the latest `fill_levels` count of entry type `open_batches`,
+   * summed over stages (a collector that records it); undefined without such rows.
+   */
+  openBatches?: () => Promise<number | undefined>;
+  /** Per scrape. Default 2000 ms. */
+  scrapeTimeoutMs?: number;
+}
+
+/**
+ * A {@link SnapshotSource} over the workers' metrics and the monitoring tables: each call scrapes
+ * every source (an unreachable one is skipped) and reads the alerts newer than those it returned.
+ */
+export function pipelineSnapshotSource(opts: SnapshotSourceOptions): SnapshotSource {
+  const alerts = opts.data ? new AlertCursor(opts.data) : undefined;
+  const openBatches =
+    opts.openBatches ??
+    (opts.data ? fillLevelOpenBatches(opts.data) : () => Promise.resolve<number | undefined>(undefined));
+  return async () => {
+    const results = await Promise.allSettled(
+      opts.metricsSources.map((s) => scrapeSource(s, opts.scrapeTimeoutMs ?? 2000)),
+    );
+    const samples: PromSample[] = results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+    const stages = aggregateStageMetrics(samples);
+    const [fresh, open] = await Promise.all([
+      alerts?.next().catch(() => []) ?? [],
+      openBatches().catch(() => undefined),
+    ]);
+    const logserver = stages.find((s) => s.stage.includes('logserver')) ?? stages[0];
+    return {
+      at: Date.now(),
+      linesIn: opts.linesIn ? opts.linesIn() : (logserver?.recordsIn ?? 0),
+      stages,
+      ...(open !== undefined ? { openBatches: open } : {}),
+      alerts: fresh,
+    };
+  };
+}
+
+function fillLevelOpenBatches(data: DashboardData): () => Promise<number | undefined> {
+  return async () => {
+    const rows = (await data.currentFill()).filter((r) => r.entryType === 'open_batches');
+    return rows.length === 0 ? undefined : rows.reduce((sum, r) => sum + r.n, 0);
+  };
+}
+
+/** Reads alerts in arrival order, each once, even when several share a millisecond. */
+export class AlertCursor {
+  #after = 0;
+  #atBoundary = new Set<string>();
+
+  constructor(
+    private readonly data: Pick<DashboardData, 'alertsAfter'>,
+    private readonly pageSize = 500,
+  ) {}
+
+  async next(): Promise<AlertView[]> {
+    // `after - 1` re-reads the boundary millisecond, whose alerts seen already are filtered; the
+    // page grows by them so they never fill it.
+    const rows = await this.data.alertsAfter(this.#after - 1, this.pageSize + this.#atBoundary.size);
+    const fresh = rows.filter((a) => !(a.time === this.#after && this.#atBoundary.has(alertKey(a))));
+    const last = rows.at(-1);
+    if (last) {
+      if (last.time !== this.#after) this.#atBoundary = new Set();
+      this.#after = last.time;
+      for (const a of rows) if (a.time === last.time) this.#atBoundary.add(alertKey(a));
+    }
+    return fresh;
+  }
+}
+
+function alertKey(a: AlertView): string {
+  return `${a.suspiciousBatchId}\u0000${a.host}`;
+}
