@@ -1,5 +1,6 @@
 import { fullStageName, type HamstringConfig, type StageShortName } from '../config/index.ts';
 import type { Stage } from '../runtime/index.ts';
+import { componentGroupId } from '../stages/index.ts';
 
 /** A stage kind `hamstring run` and `hamstring up` know: the six pipeline stages and the webhook sink. */
 export type ComponentKind = StageShortName | 'webhook';
@@ -62,12 +63,13 @@ export function selectComponent(
 /**
  * The stage under the name its worker runs with. The consumer group, the transactional ids and the
  * state changelogs derive from the stage name, so two components of one kind (two collectors) must
- * not share it: when the config holds more than one of a kind, each gets `<full name>.<component>`.
+ * not share it: when the config holds more than one of a kind, each gets `componentGroupId`'s name,
+ * `<full name>-<component>`.
  * The rule reads only the config, so `hamstring run` on one machine and `hamstring up` on another
  * agree; the short name (batch and record-error settings) is kept.
  */
 export function componentStage(config: HamstringConfig, component: PipelineComponent, stage: Stage): Stage {
   if (componentsOf(config, component.kind).length <= 1) return stage;
   const base = fullStageName(component.kind) ?? stage.name;
-  return { ...stage, name: `${base}.${component.name}` };
+  return { ...stage, name: componentGroupId(base, component.name) };
 }

@@ -1,3 +1,4 @@
+import { fileLogger, startDemoViews, type DemoViews } from '../../app/demo.ts';
 import { startPipeline, type RunningPipeline } from '../../app/pipeline.ts';
 import { startTrafficFeed, type TrafficFeed } from '../../app/traffic-feed.ts';
 import { loadConfig, type HamstringConfig } from '../../config/index.ts';
@@ -5,6 +6,8 @@ import { createLogger } from '../../observability/logger.ts';
 import type { Command, CommandIo } from '../command.ts';
 import { intOption, stringOption } from '../options.ts';
 import { startLocalServices } from '../local-services.ts';
+
+const DEMO_LOG = 'var/log/hamstring-up.log';
 
 export const upCommand: Command = {
   usage:
@@ -18,7 +21,9 @@ export const upCommand: Command = {
     '--partitions     partitions of the topics created; default 3',
     '--services-only  start the local Kafka and ClickHouse, then exit',
     '--demo           also feed generated DNS traffic (benign hosts, DGA-infected hosts, one tunnel)',
-    "                 into the input topic and print what was found against the generator's truth",
+    '                 into the input topic, serve the dashboard (dashboard.port), show the live',
+    "                 terminal view and print what was found against the generator's truth;",
+    '                 JSON logs then go to var/log/hamstring-up.log',
     '--rate           lines per second; default 200',
     '--duration       seconds of traffic; default 300 (the summary follows once the last batches left)',
     '--hosts          hosts in the traffic; default 200',
@@ -41,7 +46,12 @@ export const upCommand: Command = {
     else io.out(`up: using the configured Kafka ${config.environment.kafka_bootstrap_servers}`);
     if (values['services-only'] === true) return 0;
 
-    const log = createLogger({ component: 'up' });
+    const demo = values.demo === true;
+    // In the demo the terminal shows the live view; the JSON logs go to a file.
+    const log = demo
+      ? fileLogger(DEMO_LOG, process.env.HAMSTRING_LOG_LEVEL ?? 'info')
+      : createLogger({ component: 'up' });
+    if (demo) io.out(`up: logs in ${DEMO_LOG}`);
     const stop = stopSignal(io);
     const pipeline = await startPipeline({
       config,
@@ -52,8 +62,9 @@ export const upCommand: Command = {
       `up: running ${pipeline.components.map((c) => `${c.kind} ${c.name}`).join(', ')}, monitoring agent`,
     );
     let feed: TrafficFeed | undefined;
+    let views: DemoViews | undefined;
     try {
-      if (values.demo === true) {
+      if (demo) {
         feed = await startTrafficFeed({
           config,
           log,
@@ -63,6 +74,8 @@ export const upCommand: Command = {
           seed: intOption(values, 'seed', 0, 2 ** 31) ?? 1,
         });
         io.out(`up: feeding ${feed.topic} with generated traffic of ${feed.truth.length} hosts`);
+        views = await startDemoViews({ config, pipeline, feed, log });
+        io.out(`up: dashboard at ${views.dashboard.url}`);
       }
       const ended = await Promise.race([
         stop.signalled.then(() => 'signal' as const),
@@ -73,8 +86,10 @@ export const upCommand: Command = {
       ]);
       io.out(`up: stopping (${ended === 'traffic' ? 'traffic done and drained' : ended})`);
       await feed?.stop();
+      if (views) io.out(await views.finish());
       return await shutdown(pipeline, io);
     } finally {
+      await views?.close();
       stop.dispose();
     }
   },
