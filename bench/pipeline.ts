@@ -14,16 +14,17 @@
  * transactions as always, and ClickHouse is not on the measured path.
  * HAMSTRING_BENCH_BOOTSTRAP=host:port uses an existing broker (its pipeline topics are deleted first).
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parse as parseYaml } from 'yaml';
 import { buildComponentStage } from '../src/app/builtin-stages.ts';
 import { pipelineComponents } from '../src/app/pipeline-components.ts';
 import { runStages, type RunningStages } from '../src/app/run-stages.ts';
 import { StageResources } from '../src/app/stage-resources.ts';
 import { createStageTopics } from '../src/app/stage-topics.ts';
 import { startTrafficFeed } from '../src/app/traffic-feed.ts';
-import { loadConfig, validateConfig, type HamstringConfig } from '../src/config/index.ts';
+import { validateConfig, type HamstringConfig } from '../src/config/index.ts';
 import { LocalKafkaCluster } from '../src/dev/kafka-cluster.ts';
 import { createAdmin } from '../src/kafka/admin.ts';
 import { createReadCommittedReader } from '../src/kafka/read-committed-reader.ts';
@@ -49,24 +50,18 @@ const dir = join('var', 'bench', 'pipeline');
 const log = silentLogger();
 const quiet = { ...process.env, HAMSTRING_LOG_LEVEL: 'warn' };
 
+type Tree = Record<string, Record<string, unknown>>;
+
+/** The shipped config.yaml with a 1 s batch_timeout, no alert file, on the bench's broker. */
 function benchConfig(bootstrap: string): HamstringConfig {
-  const shipped = loadConfig({ path: 'config.yaml', env: {} });
-  return validateConfig({
-    ...shipped,
-    pipeline: {
-      ...shipped.pipeline,
-      log_collection: {
-        ...shipped.pipeline.log_collection,
-        default_batch_handler_config: {
-          ...shipped.pipeline.log_collection.default_batch_handler_config,
-          batch_timeout: BATCH_TIMEOUT_S,
-        },
-      },
-      alerting: { ...shipped.pipeline.alerting, log_to_file: false },
-    },
-    environment: { ...shipped.environment, kafka_bootstrap_servers: bootstrap },
-    runtime: { ...shipped.runtime, state: { ...shipped.runtime.state, dir: join(dir, 'state') } },
-  });
+  const tree = parseYaml(readFileSync('config.yaml', 'utf8')) as Record<string, Tree>;
+  const pipeline = tree.pipeline!;
+  (pipeline.log_collection!.default_batch_handler_config as Record<string, unknown>).batch_timeout =
+    BATCH_TIMEOUT_S;
+  pipeline.alerting!.log_to_file = false;
+  (tree.environment as Record<string, unknown>).kafka_bootstrap_servers = bootstrap;
+  tree.runtime = { state: { dir: join(dir, 'state') } };
+  return validateConfig(tree);
 }
 
 /** Deletes the pipeline's topics and changelogs, so each phase starts empty. */
