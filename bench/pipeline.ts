@@ -2,7 +2,9 @@
  * End-to-end pipeline benchmark: the six stages in one process (each its own exactly-once worker,
  * DGA scoring in a thread pool) on one local broker.
  *
- *   node --import tsx bench/pipeline.ts [--lines N] [--rate R] [--seconds S] [--port P] [--keep-broker]
+ *   node --import tsx bench/pipeline.ts [--lines N] [--rate R] [--seconds S] [--txn-records N] [--port P] [--keep-broker]
+ *
+ * --txn-records: records per transaction of the logserver and the collector (config.yaml: 50).
  *
  * 1. Throughput: N generated lines are in the input topic before the stages start; lines/s = N over
  *    the time from the workers' start until every stage's consumer lag stayed 0 for batch_timeout
@@ -39,6 +41,7 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '2000' },
     seconds: { type: 'string', default: '40' },
     port: { type: 'string', default: '49392' },
+    'txn-records': { type: 'string' },
     'keep-broker': { type: 'boolean', default: false },
   },
 });
@@ -61,6 +64,12 @@ function benchConfig(bootstrap: string): HamstringConfig {
   pipeline.alerting!.log_to_file = false;
   (tree.environment as Record<string, unknown>).kafka_bootstrap_servers = bootstrap;
   tree.runtime = { state: { dir: join(dir, 'state') } };
+  const perTxn = args['txn-records'];
+  if (perTxn !== undefined) {
+    // The per-line stages commit a transaction per this many lines (config.yaml ships 50).
+    const batch = tree.environment!.kafka_transaction_batch as { stages: Record<string, unknown> };
+    for (const stage of ['logserver', 'collector']) batch.stages[stage] = { size: Number(perTxn) };
+  }
   return validateConfig(tree);
 }
 
@@ -169,7 +178,7 @@ async function latency(config: HamstringConfig, bootstrap: string): Promise<void
     hosts: 400,
   });
   const delays: number[] = [];
-  const deadline = Date.now() + (SECONDS + 20) * 1000;
+  const deadline = Date.now() + (SECONDS + 60) * 1000;
   while (Date.now() < deadline) {
     for (const r of await reader.consume(1000, 200)) {
       const alert = decodeOutgoingAlert(r.value);
