@@ -3,6 +3,9 @@ import { dirname } from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { HamstringConfig } from '../config/index.ts';
 import type { HostTruth } from '../traffic/index.ts';
+import { ClickHouseReader } from './dashboard/clickhouse-reader.ts';
+import { DashboardData } from './dashboard/dashboard-data.ts';
+import { DashboardQueries } from './dashboard/dashboard-queries.ts';
 import {
   dashboardOptionsFromConfig,
   startDashboard,
@@ -46,7 +49,8 @@ export function groundTruth(config: HamstringConfig, truth: readonly HostTruth[]
 
 /** The dashboard and the terminal view of a running demo. */
 export interface DemoViews {
-  readonly dashboard: Dashboard;
+  /** Undefined when `dashboard.enabled` is false (the view and the summary still read ClickHouse). */
+  readonly dashboard: Dashboard | undefined;
   /** Stops the view, then returns the end-of-run summary against the generator's truth. */
   finish(): Promise<string>;
   close(): Promise<void>;
@@ -64,11 +68,19 @@ export async function startDemoViews(o: {
   out?: ViewOutput;
 }): Promise<DemoViews> {
   const metricsSources: MetricsSource[] = o.pipeline.stages.workers.map((w) => workerMetricsSource(w));
-  const dashboard = await startDashboard(
-    dashboardOptionsFromConfig(o.config, { log: o.log, metricsSources }),
-  );
+  const options = dashboardOptionsFromConfig(o.config, { log: o.log, metricsSources });
+  const dashboard = o.config.dashboard.enabled ? await startDashboard(options) : undefined;
+  const reader = dashboard ? undefined : new ClickHouseReader(options.clickhouse);
+  const data =
+    dashboard?.data ??
+    new DashboardData(
+      reader!,
+      new DashboardQueries(options.clickhouse.database),
+      undefined,
+      options.windowMs ?? 15 * 60_000,
+    );
   let view: TerminalView | undefined = startTerminalView({
-    source: pipelineSnapshotSource({ metricsSources, data: dashboard.data, linesIn: () => o.feed.sent() }),
+    source: pipelineSnapshotSource({ metricsSources, data, linesIn: () => o.feed.sent() }),
     ...(o.out ? { out: o.out } : {}),
     onError: (e) =>
       o.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'terminal view: snapshot failed'),
@@ -80,7 +92,7 @@ export async function startDemoViews(o: {
       await view?.stop();
       view = undefined;
       const summary = await collectRunSummary({
-        data: dashboard.data,
+        data,
         truth: groundTruth(o.config, o.feed.truth),
         linesIn: o.feed.sent(),
       });
@@ -90,7 +102,8 @@ export async function startDemoViews(o: {
       if (closed) return;
       closed = true;
       await view?.stop();
-      await dashboard.close();
+      await dashboard?.close();
+      await reader?.close();
     },
   };
 }

@@ -75,7 +75,11 @@ export const upCommand: Command = {
         });
         io.out(`up: feeding ${feed.topic} with generated traffic of ${feed.truth.length} hosts`);
         views = await startDemoViews({ config, pipeline, feed, log });
-        io.out(`up: dashboard at ${views.dashboard.url}`);
+        io.out(
+          views.dashboard
+            ? `up: dashboard at ${views.dashboard.url}`
+            : 'up: dashboard off (dashboard.enabled)',
+        );
       }
       const ended = await Promise.race([
         stop.signalled.then(() => 'signal' as const),
