@@ -83,7 +83,7 @@ export async function restorePartitions(args: {
         const target = store === undefined ? undefined : stores.get(r.partition)?.get(store);
         if (store === undefined || !target || r.key === null) continue;
         const key = r.key.toString('utf8');
-        target.apply(key, r.value);
+        target.restore(key, r.value);
         changes.push({ store, partition: r.partition, key, value: r.value });
         const size = r.key.length + (r.value?.length ?? 0);
         bytes += size;
@@ -120,6 +120,7 @@ export async function restorePartitions(args: {
       reached.get(tpKey(w)) ?? ranges.find((r) => r.topic === w.topic && r.partition === w.partition)!.from,
   }));
   await Promise.all(writes);
+  for (const byStore of stores.values()) for (const s of byStore.values()) s.recount();
   await local.write([], positions, clock.now());
   const seconds = (clock.now() - t0) / 1000;
   metrics.restoreSeconds.observe(seconds);

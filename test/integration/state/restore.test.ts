@@ -138,7 +138,7 @@ describe('state restore on a real broker', () => {
     await b.close();
   });
 
-  test('a restart after a clean stop loads the local copy and reads only the changelog tail', async () => {
+  test('a restart after a clean stop reads the local copy in place and only the changelog tail', async () => {
     const input = uniqueTopic('st-in');
     const group = uniqueGroup('st');
     await createTopics(bootstrap, [input], 1);

@@ -60,4 +60,14 @@ describe('CommittedStore', () => {
     s.written('k', second);
     assert.equal(s.overlaySize, 0);
   });
+
+  it('counts again after a restore that skipped the per-record lookups', () => {
+    const s = new CommittedStore(baseOf({ a: '1', b: '2' }));
+    s.restore('b', null);
+    s.restore('c', b('3'));
+    s.restore('d', null);
+    s.recount();
+    assert.equal(s.size, 2);
+    assert.deepEqual(entries(s), ['a=1', 'c=3']);
+  });
 });
