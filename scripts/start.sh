@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The main command (README): set-up, then `hamstring up` (local Kafka and ClickHouse, ready).
+# The main command (README): idempotent set-up, then `hamstring up --demo`: local Kafka and
+# ClickHouse (reused when they run), every stage and the monitoring agent, generated traffic, the
+# dashboard and the terminal view, until Ctrl-C or the end of the traffic. Options go to `up`
+# (npm start -- --rate 500 --duration 600 --hosts 300 --seed 7).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/setup.sh
-exec node bin/hamstring.js up "$@"
+exec node bin/hamstring.js up --demo "$@"

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PIPELINE_STAGES, type HamstringConfig } from '../config/index.ts';
 import type { Stage } from '../runtime/index.ts';
-import { BUILTIN_STAGES, type StageFactory } from './builtin-stages.ts';
+import { BUILTIN_STAGES, type StageFactory, type StageFactoryOptions } from './builtin-stages.ts';
 
 const STAGE_EXPORT_EXPECTED =
   'a default export or an export named "stage": a Stage ({ name, inputTopics, outputTopics, process }) ' +
@@ -11,19 +11,28 @@ const STAGE_EXPORT_EXPECTED =
 
 /**
  * The stage named by `spec`: a built-in stage by short or full name, or a module path (relative to
- * `cwd`; `.ts` modules load through tsx, which `bin/hamstring.js` registers).
+ * `cwd`; `.ts` modules load through tsx, which `bin/hamstring.js` registers). `component` and
+ * `resources` go to a built-in stage (`--name`); a module stage takes only the config.
  *
  * @throws Error naming the spec and what was expected (the built-in names, or the module's exports).
  */
 export async function loadStage(
   spec: string,
   config: HamstringConfig,
-  options: { cwd?: string; builtins?: ReadonlyMap<string, StageFactory> } = {},
+  options: { cwd?: string; builtins?: ReadonlyMap<string, StageFactory> } & StageFactoryOptions = {},
 ): Promise<Stage> {
   const builtins = options.builtins ?? BUILTIN_STAGES;
   const short = PIPELINE_STAGES.find((s) => s.full === spec)?.short ?? spec;
   const builtin = builtins.get(short);
-  if (builtin) return checkedStage(await builtin(config), `built-in stage ${spec}`);
+  if (builtin) {
+    const made = await builtin(config, {
+      ...(options.component !== undefined ? { component: options.component } : {}),
+      ...(options.resources ? { resources: options.resources } : {}),
+    });
+    return checkedStage(made, `built-in stage ${spec}`);
+  }
+  if (options.component !== undefined)
+    throw new Error(`--name ${options.component}: only built-in stages have named components, not ${spec}`);
   const path = resolve(options.cwd ?? process.cwd(), spec);
   if (!looksLikePath(spec) && !existsSync(path)) {
     const known = [...builtins.keys()];

@@ -24,6 +24,8 @@ export interface RunStagesOptions {
   config: HamstringConfig;
   /** Each stage runs in its own exactly-once worker; they share the process's health server. */
   stages: readonly Stage[];
+  /** Stages (by name) that run at least once (sinks with side effects outside Kafka); the rest exactly once. */
+  atLeastOnce?: ReadonlySet<string>;
   /** Default `process.env`: HAMSTRING_LOG_LEVEL, HAMSTRING_INSTANCE_ID, batch overrides, UV_THREADPOOL_SIZE. */
   env?: NodeJS.ProcessEnv;
   /** Default: a JSON logger on stdout at the configured base level. */
@@ -103,7 +105,12 @@ export async function runStages(options: RunStagesOptions): Promise<RunningStage
   const workers = stages.map(
     (stage) =>
       new TransactionalWorker({
-        ...workerOptionsFromConfig({ config, stage, env }),
+        ...workerOptionsFromConfig({
+          config,
+          stage,
+          env,
+          mode: options.atLeastOnce?.has(stage.name) ? 'at-least-once' : 'exactly-once',
+        }),
         // The worker binds its stage and instance to every line itself.
         log: log.child({}, { level: levels.stage(stage.name) }),
         ...(attemptStore ? { attemptStore } : {}),

@@ -1,19 +1,26 @@
+import { AT_LEAST_ONCE_KINDS } from '../../app/builtin-stages.ts';
 import { loadStage } from '../../app/load-stage.ts';
+import { StageResources } from '../../app/stage-resources.ts';
 import { createStageTopics } from '../../app/stage-topics.ts';
-import { runStages } from '../../app/run-stages.ts';
+import { runStages, type RunningStages } from '../../app/run-stages.ts';
 import { loadConfig } from '../../config/index.ts';
 import type { Command } from '../command.ts';
 import { intOption, stringOption } from '../options.ts';
 
 export const runCommand: Command = {
   usage:
-    '<stage module or built-in name> [--config config.yaml] [--create-topics] [--partitions N] [--health-host H]',
+    '<built-in stage or stage module> [--name C] [--config config.yaml] [--create-topics] [--partitions N] [--health-host H]',
   help: [
     'Runs one stage as an exactly-once worker until SIGTERM/SIGINT, wired from the config:',
     'batch and record error settings for its name, the delivery-attempt store, log levels',
     '(logging.*, HAMSTRING_LOG_LEVEL), and /livez, /readyz, /metrics on runtime.health_port.',
     'A module exports the Stage as its default export or as `stage`, or a function (config) => Stage;',
     '.ts modules run as they are. JSON logs go to stdout. Exit 1 when the worker fails for good.',
+    'Built-in stages: logserver, collector, prefilter, inspector, detector, alerter, webhook. Run',
+    'several instances of one (here or on other machines, same config): they share the partitions',
+    'through their consumer group.',
+    '--name           which configured component to run (a collector, prefilter, inspector or',
+    '                 detector entry name, or an alerter: generic or a plugin); default the only one',
     '--config         default $HAMSTRING_CONFIG, then ./config.yaml',
     '--create-topics  first create the missing input, output and dead-letter topics (without it a',
     '                 missing input topic stops the worker: a typo must not go unnoticed)',
@@ -22,6 +29,7 @@ export const runCommand: Command = {
   ].join('\n'),
   options: {
     config: { type: 'string', short: 'c' },
+    name: { type: 'string', short: 'n' },
     'create-topics': { type: 'boolean' },
     partitions: { type: 'string' },
     'health-host': { type: 'string' },
@@ -30,19 +38,39 @@ export const runCommand: Command = {
   async run({ values, positionals, io }) {
     const path = stringOption(values, 'config');
     const config = loadConfig(path !== undefined ? { path } : {});
-    const stage = await loadStage(positionals[0]!, config);
-    if (values['create-topics'] === true) {
-      const topics = await createStageTopics(config, [stage], {
-        partitions: intOption(values, 'partitions', 1, 10_000) ?? 3,
+    const component = stringOption(values, 'name');
+    const spec = positionals[0]!;
+    const resources = new StageResources();
+    try {
+      const stage = await loadStage(spec, config, {
+        resources,
+        ...(component !== undefined ? { component } : {}),
       });
-      io.err(`run: topics present: ${topics.join(', ')}`);
+      if (values['create-topics'] === true) {
+        const topics = await createStageTopics(config, [stage], {
+          partitions: intOption(values, 'partitions', 1, 10_000) ?? 3,
+        });
+        io.err(`run: topics present: ${topics.join(', ')}`);
+      }
+      const healthHost = stringOption(values, 'health-host');
+      const atLeastOnce = AT_LEAST_ONCE_KINDS.has(spec) ? new Set([stage.name]) : undefined;
+      const running = await runStages({
+        config,
+        stages: [stage],
+        ...(atLeastOnce ? { atLeastOnce } : {}),
+        ...(healthHost ? { healthHost } : {}),
+      });
+      return await outcome(running);
+    } finally {
+      await resources.close();
     }
-    const healthHost = stringOption(values, 'health-host');
-    const running = await runStages({ config, stages: [stage], ...(healthHost ? { healthHost } : {}) });
-    if (!(await running.done)) return 0;
-    const failures = running.workers.map((w) => w.status()).filter((s) => s.state === 'failed');
-    throw new Error(
-      failures.map((s) => `stage ${s.stage} failed: ${s.failure ?? 'unknown reason'}`).join('; '),
-    );
   },
 };
+
+async function outcome(running: RunningStages): Promise<number> {
+  if (!(await running.done)) return 0;
+  const failures = running.workers.map((w) => w.status()).filter((s) => s.state === 'failed');
+  throw new Error(
+    failures.map((s) => `stage ${s.stage} failed: ${s.failure ?? 'unknown reason'}`).join('; '),
+  );
+}

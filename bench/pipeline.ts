@@ -1,0 +1,218 @@
+/**
+ * End-to-end pipeline benchmark: the six stages in one process (each its own exactly-once worker,
+ * DGA scoring in a thread pool) on one local broker.
+ *
+ *   node --import tsx bench/pipeline.ts [--lines N] [--rate R] [--seconds S] [--txn-records N] [--port P] [--keep-broker]
+ *
+ * --txn-records: records per transaction of the logserver and the collector (config.yaml: 50).
+ *
+ * 1. Throughput: N generated lines are in the input topic before the stages start; lines/s = N over
+ *    the time from the workers' start until every stage's consumer lag stayed 0 for batch_timeout
+ *    + 1 s (the collector's last batches leave on their timer, and the stages after it drain).
+ * 2. Latency: traffic paced at R lines/s for S seconds with its event times on the wall clock; for
+ *    each alert read from the external topic, the time from its host's newest line in the alert
+ *    (that line's timestamp, when the feed sent it) to the alert's arrival (read_committed).
+ * The monitoring agent is not run: the stages' monitoring rows are written to Kafka in their
+ * transactions as always, and ClickHouse is not on the measured path.
+ * HAMSTRING_BENCH_BOOTSTRAP=host:port uses an existing broker (its pipeline topics are deleted first).
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parse as parseYaml } from 'yaml';
+import { buildComponentStage } from '../src/app/builtin-stages.ts';
+import { pipelineComponents } from '../src/app/pipeline-components.ts';
+import { runStages, type RunningStages } from '../src/app/run-stages.ts';
+import { StageResources } from '../src/app/stage-resources.ts';
+import { createStageTopics } from '../src/app/stage-topics.ts';
+import { startTrafficFeed } from '../src/app/traffic-feed.ts';
+import { validateConfig, type HamstringConfig } from '../src/config/index.ts';
+import { LocalKafkaCluster } from '../src/dev/kafka-cluster.ts';
+import { createAdmin } from '../src/kafka/admin.ts';
+import { createReadCommittedReader } from '../src/kafka/read-committed-reader.ts';
+import { silentLogger } from '../src/observability/logger.ts';
+import type { Stage } from '../src/runtime/index.ts';
+import { decodeOutgoingAlert } from '../src/stages/alerter/index.ts';
+import { timestampMicros } from '../src/stages/index.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    lines: { type: 'string', default: '100000' },
+    rate: { type: 'string', default: '2000' },
+    seconds: { type: 'string', default: '40' },
+    port: { type: 'string', default: '49392' },
+    'txn-records': { type: 'string' },
+    'keep-broker': { type: 'boolean', default: false },
+  },
+});
+const LINES = Number(args.lines);
+const RATE = Number(args.rate);
+const SECONDS = Number(args.seconds);
+const BATCH_TIMEOUT_S = 1;
+const dir = join('var', 'bench', 'pipeline');
+const log = silentLogger();
+const quiet = { ...process.env, HAMSTRING_LOG_LEVEL: 'warn' };
+
+type Tree = Record<string, Record<string, unknown>>;
+
+/** The shipped config.yaml with a 1 s batch_timeout, no alert file, on the bench's broker. */
+function benchConfig(bootstrap: string): HamstringConfig {
+  const tree = parseYaml(readFileSync('config.yaml', 'utf8')) as Record<string, Tree>;
+  const pipeline = tree.pipeline!;
+  (pipeline.log_collection!.default_batch_handler_config as Record<string, unknown>).batch_timeout =
+    BATCH_TIMEOUT_S;
+  pipeline.alerting!.log_to_file = false;
+  (tree.environment as Record<string, unknown>).kafka_bootstrap_servers = bootstrap;
+  tree.runtime = { state: { dir: join(dir, 'state') } };
+  const perTxn = args['txn-records'];
+  if (perTxn !== undefined) {
+    // The per-line stages commit a transaction per this many lines (config.yaml ships 50).
+    const batch = tree.environment!.kafka_transaction_batch as { stages: Record<string, unknown> };
+    for (const stage of ['logserver', 'collector']) batch.stages[stage] = { size: Number(perTxn) };
+  }
+  return validateConfig(tree);
+}
+
+/** Deletes the pipeline's topics and changelogs, so each phase starts empty. */
+async function resetTopics(
+  bootstrap: string,
+  stages: readonly Stage[],
+  topics: readonly string[],
+): Promise<void> {
+  const admin = createAdmin(bootstrap, 'bench-reset');
+  try {
+    const existing = await admin.listTopics();
+    const doomed = existing.filter(
+      (t) => topics.includes(t) || stages.some((s) => t.startsWith(`${s.name}-`) && t.endsWith('-changelog')),
+    );
+    if (doomed.length > 0) await admin.deleteTopics(doomed);
+    while ((await admin.listTopics()).some((t) => doomed.includes(t))) await sleep(500);
+  } finally {
+    admin.close();
+  }
+  rmSync(join(dir, 'state'), { recursive: true, force: true });
+}
+
+async function sleep(ms: number): Promise<void> {
+  await new Promise((r) => setTimeout(r, ms));
+}
+
+async function totalLag(running: RunningStages): Promise<number> {
+  let sum = 0;
+  for (const w of running.workers) sum += (await w.metrics.lag.get()).values[0]?.value ?? 0;
+  return sum;
+}
+
+/** Starts the stages (topics created) and returns them with what must be closed after. */
+async function start(
+  config: HamstringConfig,
+): Promise<{ running: RunningStages; resources: StageResources }> {
+  const resources = new StageResources();
+  const stages: Stage[] = [];
+  for (const c of pipelineComponents(config))
+    stages.push(await buildComponentStage(config, c.kind, { component: c.name, resources }));
+  await createStageTopics(config, stages, { partitions: 3 });
+  const running = await runStages({ config, stages, signals: [], log, env: quiet });
+  return { running, resources };
+}
+
+async function prepare(config: HamstringConfig, bootstrap: string): Promise<void> {
+  const resources = new StageResources();
+  const stages: Stage[] = [];
+  for (const c of pipelineComponents(config))
+    stages.push(await buildComponentStage(config, c.kind, { component: c.name, resources }));
+  const { stageTopics } = await import('../src/app/stage-topics.ts');
+  await resetTopics(bootstrap, stages, [
+    ...stageTopics(config, stages),
+    config.pipeline.alerting.external_kafka_topic,
+  ]);
+  await createStageTopics(config, stages, { partitions: 3 });
+  await resources.close();
+}
+
+async function throughput(config: HamstringConfig, bootstrap: string): Promise<void> {
+  await prepare(config, bootstrap);
+  const feed = await startTrafficFeed({
+    config,
+    log,
+    seed: 5,
+    rate: 2_000,
+    durationSeconds: Math.ceil(LINES / 2_000),
+    hosts: 500,
+    startMs: Date.now() - 3_600_000,
+    paced: false,
+  });
+  const sent = await feed.done;
+  const began = Date.now();
+  const { running, resources } = await start(config);
+  let lastBusy = Date.now();
+  let consumed = 0;
+  while (Date.now() - lastBusy < (BATCH_TIMEOUT_S + 1) * 1000 || consumed < sent) {
+    await sleep(100);
+    const logserver = running.workers[0];
+    consumed =
+      (await logserver!.metrics.records.get()).values.find((v) => v.labels.direction === 'in')?.value ?? 0;
+    if ((await totalLag(running)) > 0 || consumed < sent) lastBusy = Date.now();
+  }
+  const seconds = (lastBusy - began) / 1000;
+  console.log(
+    `throughput: ${sent} lines through six stages in ${seconds.toFixed(1)} s (from worker start, incl. restore and the last batch_timeout of ${BATCH_TIMEOUT_S} s)`,
+  );
+  console.log(`  lines/s: ${Math.round(sent / seconds)}`);
+  await running.stop();
+  await resources.close();
+}
+
+async function latency(config: HamstringConfig, bootstrap: string): Promise<void> {
+  await prepare(config, bootstrap);
+  const { running, resources } = await start(config);
+  const reader = createReadCommittedReader({ bootstrap, clientId: 'bench-alerts' });
+  await reader.connect(30_000);
+  reader.subscribe([config.pipeline.alerting.external_kafka_topic]);
+  const feed = await startTrafficFeed({
+    config,
+    log,
+    seed: 9,
+    rate: RATE,
+    durationSeconds: SECONDS,
+    hosts: 400,
+  });
+  const delays: number[] = [];
+  const deadline = Date.now() + (SECONDS + 60) * 1000;
+  while (Date.now() < deadline) {
+    for (const r of await reader.consume(1000, 200)) {
+      const alert = decodeOutgoingAlert(r.value);
+      const newest = Math.max(...alert.result.map((w) => timestampMicros(w.request.ts) / 1000));
+      delays.push(Date.now() - newest);
+    }
+  }
+  await feed.stop();
+  await reader.close(10_000);
+  await running.stop();
+  await resources.close();
+  delays.sort((a, b) => a - b);
+  const q = (p: number) => delays[Math.min(delays.length - 1, Math.floor(p * delays.length))] ?? NaN;
+  console.log(
+    `latency: ${delays.length} alerts at ${RATE} lines/s for ${SECONDS} s (batch_timeout ${BATCH_TIMEOUT_S} s)`,
+  );
+  console.log(
+    `  line in to alert out ms: p50 ${q(0.5).toFixed(0)}  p99 ${q(0.99).toFixed(0)}  max ${(delays.at(-1) ?? NaN).toFixed(0)}`,
+  );
+}
+
+const external = process.env.HAMSTRING_BENCH_BOOTSTRAP;
+const cluster = external
+  ? undefined
+  : await LocalKafkaCluster.start({
+      nodes: 1,
+      dataDir: join('var', 'bench', 'pipeline-kafka'),
+      basePort: Number(args.port),
+    });
+const bootstrap = external ?? cluster!.bootstrapServers;
+const config = benchConfig(bootstrap);
+try {
+  await throughput(config, bootstrap);
+  await latency(config, bootstrap);
+} finally {
+  if (cluster && !args['keep-broker']) await cluster.stop();
+}
