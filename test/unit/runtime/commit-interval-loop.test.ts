@@ -18,7 +18,7 @@ const copyStage: Stage = {
 };
 
 function setUp(records: number, commitInterval: WorkerOptions['commitInterval']) {
-  const kafka = new FakeKafka(new FakeTopic(IN, records));
+  const kafka = new FakeKafka(new FakeTopic(IN, records), [OUT]);
   const clock = new FakeClock();
   const worker = new TransactionalWorker({
     stage: copyStage,
