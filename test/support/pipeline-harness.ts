@@ -143,15 +143,32 @@ export async function committedMatchesEnd(
 /** Asserts the exactly-once invariants of a pass-through run over seeds 0..expected-1. */
 export async function assertExactlyOnce(
   bootstrap: string,
-  args: { input: string; output: string; group: string; expected: number; timeoutMs?: number },
+  args: {
+    input: string;
+    output: string;
+    group: string;
+    expected: number;
+    /** Records outside the sequence that the run outputs too (exactly this many; e.g. a hand-made one). */
+    extra?: number;
+    timeoutMs?: number;
+  },
 ): Promise<ExactlyOnceReport> {
-  const records = await readCommitted(bootstrap, args.output, args.expected, args.timeoutMs ?? 90_000);
+  const extra = args.extra ?? 0;
+  const records = await readCommitted(
+    bootstrap,
+    args.output,
+    args.expected + extra,
+    args.timeoutMs ?? 90_000,
+  );
   const report = checkExactlyOnce(records, args.expected);
   const admin = createAdmin(bootstrap);
   try {
     const offsets = await committedMatchesEnd(admin, args.group, args.input);
     const problems: string[] = [];
-    if (!isExactlyOnce(report)) problems.push(JSON.stringify(report.samples));
+    if (!isExactlyOnce({ ...report, unexpected: report.unexpected - extra }))
+      problems.push(JSON.stringify(report.samples));
+    if (report.unexpected !== extra)
+      problems.push(`${report.unexpected} records outside the sequence, expected ${extra}`);
     if (!offsets.ok) problems.push(`committed offsets differ from the input's end: ${offsets.detail}`);
     if (problems.length > 0)
       throw new Error(`exactly-once violated: ${problems.join('; ')} (${JSON.stringify(report)})`);

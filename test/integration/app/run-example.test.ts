@@ -125,6 +125,7 @@ test('hamstring run of the example: killed -9 mid-stream and restarted, its outp
       output,
       group: GROUP,
       expected: RECORDS,
+      extra: 1, // HELLO
       timeoutMs: 120_000,
     });
 

@@ -8,6 +8,7 @@ import { collectRunSummary, pipelineSnapshotSource } from '../../../src/app/term
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { WorkerMetrics } from '../../../src/runtime/worker-metrics.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 import { createDataset, dropDataset, type MonitoringDataset } from './monitoring-rows.ts';
 
 describe('terminal snapshots and the run summary on a real ClickHouse', () => {
@@ -45,16 +46,26 @@ describe('terminal snapshots and the run summary on a real ClickHouse', () => {
     await dataset.insert('alerts', [
       {
         client_ip: '10.0.0.77',
-        alert_timestamp: Date.now(),
+        // The fixture's alerts reach up to a second past its `now`; a newer alert comes after them.
+        alert_timestamp: dataset.now + 5_000,
         suspicious_batch_id: 'late',
         overall_score: 0.66,
         domain_names: '["late.example"]',
         result: '[]',
       },
     ]);
-    const third = await source();
+    // Queries are shared for half a refresh, so the new row shows at the latest one refresh later.
+    const arrived: { host: string; score: number; domains: string[] }[] = [];
+    await waitFor(
+      async () => {
+        arrived.push(...(await source()).alerts);
+        return arrived.length > 0;
+      },
+      { timeoutMs: 10_000, message: 'the new alert in a snapshot' },
+    );
+    arrived.push(...(await source()).alerts);
     assert.deepEqual(
-      third.alerts.map((a) => [a.host, a.score, a.domains]),
+      arrived.map((a) => [a.host, a.score, a.domains]),
       [['10.0.0.77', 0.66, ['late.example']]],
     );
   });
