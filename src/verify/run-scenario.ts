@@ -54,6 +54,9 @@ export async function runScenario(scenario: Scenario, o: VerifyRunOptions): Prom
   const namespace = scenario.workersInNamespace ? o.namespace : undefined;
   if (scenario.workersInNamespace && !namespace)
     throw new Error(`scenario ${scenario.name} needs the run's network namespace`);
+  // The dead-letter check reads the first stage's DLT only.
+  if (scenario.chain && scenario.oversizedEvery)
+    throw new Error(`scenario ${scenario.name}: oversized outputs are checked for a single stage only`);
   const started = Date.now();
   const runId = `${scenario.name}-${started.toString(36)}`;
   const partitions = o.partitions ?? Math.max(3, o.workers * 2);
