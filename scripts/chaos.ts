@@ -29,6 +29,7 @@ const PHASES: { local: 1 | 3; scenarios: string[] }[] = [
     local: 1,
     scenarios: [
       'abort-hook',
+      'oversized-outputs',
       'chain',
       'worker-sigterm',
       'worker-kill',

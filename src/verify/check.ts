@@ -13,6 +13,8 @@ export interface SeenRecord {
   seq: number;
   /** Attempt ids from the `attempt.*` headers (one per stage the record passed). */
   attempts: string[];
+  /** A dead letter's `error.kind` header (absent on outputs). */
+  errorKind?: string;
 }
 
 export interface OutputVerdict {
@@ -25,7 +27,7 @@ export interface OutputVerdict {
   reordered: number;
   /** Records produced by an attempt that a worker reported as aborted. */
   abortedVisible: number;
-  /** Sequence numbers outside 0..expected-1 (foreign records). */
+  /** Sequence numbers outside 0..expected-1 (foreign records), or dead-lettered ones in the output. */
   unexpected: number;
   /** A few examples of each problem, for the report. */
   samples: { duplicates: number[]; lost: number[]; reordered: number[]; abortedVisible: string[] };
@@ -34,14 +36,15 @@ export interface OutputVerdict {
 const SAMPLE = 10;
 
 /**
- * Checks the output of a pass-through (or chain) run over seeds 0..expected-1. A re-read of the
- * same partition+offset (a reader that rebalanced) is not a duplicate; the same sequence at two
- * offsets is.
+ * Checks the output of a pass-through (or chain) run over seeds 0..expected-1, less the `deadLettered`
+ * ones (which must not be output at all). A re-read of the same partition+offset (a reader that
+ * rebalanced) is not a duplicate; the same sequence at two offsets is.
  */
 export function checkOutput(
   records: Iterable<SeenRecord>,
   expected: number,
   abortedAttempts: ReadonlySet<string> = new Set(),
+  deadLettered: ReadonlySet<number> = new Set(),
 ): OutputVerdict {
   const positions = new Set<string>();
   const count = new Map<number, number>();
@@ -58,7 +61,8 @@ export function checkOutput(
     if (positions.has(pos)) continue;
     positions.add(pos);
     received += 1;
-    if (!Number.isInteger(r.seq) || r.seq < 0 || r.seq >= expected) unexpected += 1;
+    if (!Number.isInteger(r.seq) || r.seq < 0 || r.seq >= expected || deadLettered.has(r.seq))
+      unexpected += 1;
     const seen = count.get(r.seq) ?? 0;
     count.set(r.seq, seen + 1);
     const bad = r.attempts.find((a) => abortedAttempts.has(a));
@@ -80,6 +84,7 @@ export function checkOutput(
   let duplicates = 0;
   let lost = 0;
   for (let i = 0; i < expected; i += 1) {
+    if (deadLettered.has(i)) continue;
     const c = count.get(i) ?? 0;
     if (c === 0) {
       lost += 1;
@@ -97,4 +102,70 @@ export function isExactlyOnce(v: OutputVerdict): boolean {
   return (
     v.duplicates === 0 && v.lost === 0 && v.reordered === 0 && v.abortedVisible === 0 && v.unexpected === 0
   );
+}
+
+/** What the dead-letter topic of a run held against the poison records it should hold. */
+export interface DeadLetterVerdict {
+  expected: number;
+  /** Distinct dead letters read (positions). */
+  received: number;
+  /** Poison sequences dead-lettered more than once (extra copies). */
+  duplicates: number;
+  /** Poison sequences not dead-lettered. */
+  missing: number;
+  /** Dead letters of records that are not poison (they were lost from the output instead). */
+  foreign: number;
+  /** Dead letters whose `error.kind` is not `refused`. */
+  wrongKind: number;
+  samples: { duplicates: number[]; missing: number[]; foreign: number[]; wrongKind: string[] };
+}
+
+/** Checks that each of `poison` is dead-lettered exactly once, for a refusal, and nothing else is. */
+export function checkDeadLetters(
+  records: Iterable<SeenRecord>,
+  poison: ReadonlySet<number>,
+): DeadLetterVerdict {
+  const byPosition = new Map<string, SeenRecord>();
+  for (const r of records) byPosition.set(`${r.partition}@${r.offset}`, r);
+  const count = new Map<number, number>();
+  const samples: DeadLetterVerdict['samples'] = { duplicates: [], missing: [], foreign: [], wrongKind: [] };
+  let foreign = 0;
+  let wrongKind = 0;
+  for (const r of byPosition.values()) {
+    count.set(r.seq, (count.get(r.seq) ?? 0) + 1);
+    if (!poison.has(r.seq)) {
+      foreign += 1;
+      if (samples.foreign.length < SAMPLE) samples.foreign.push(r.seq);
+    }
+    if (r.errorKind !== 'refused') {
+      wrongKind += 1;
+      if (samples.wrongKind.length < SAMPLE) samples.wrongKind.push(`${r.seq}:${r.errorKind ?? 'none'}`);
+    }
+  }
+  let duplicates = 0;
+  let missing = 0;
+  for (const seq of poison) {
+    const c = count.get(seq) ?? 0;
+    if (c === 0) {
+      missing += 1;
+      if (samples.missing.length < SAMPLE) samples.missing.push(seq);
+    } else if (c > 1) {
+      duplicates += c - 1;
+      if (samples.duplicates.length < SAMPLE) samples.duplicates.push(seq);
+    }
+  }
+  return {
+    expected: poison.size,
+    received: byPosition.size,
+    duplicates,
+    missing,
+    foreign,
+    wrongKind,
+    samples,
+  };
+}
+
+/** True when every poison record was dead-lettered once, for its refusal, and nothing else was. */
+export function deadLettersHold(v: DeadLetterVerdict): boolean {
+  return v.duplicates === 0 && v.missing === 0 && v.foreign === 0 && v.wrongKind === 0;
 }

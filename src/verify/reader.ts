@@ -1,5 +1,6 @@
 import { createReadCommittedReader, type RecordReader } from '../kafka/read-committed-reader.ts';
 import type { FetchedRecord } from '../kafka/records.ts';
+import { DLT_HEADERS } from '../runtime/index.ts';
 import type { SeenRecord } from './check.ts';
 
 const ATTEMPT_HEADER = 'attempt.';
@@ -8,12 +9,14 @@ export function toSeen(r: FetchedRecord): SeenRecord {
   const attempts = Object.entries(r.headers)
     .filter(([k]) => k.startsWith(ATTEMPT_HEADER))
     .map(([, v]) => v.toString());
+  const errorKind = r.headers[DLT_HEADERS.errorKind]?.toString();
   return {
     partition: r.partition,
     offset: r.offset,
     key: r.key?.toString() ?? '',
     seq: Number(r.value?.toString()),
     attempts,
+    ...(errorKind !== undefined ? { errorKind } : {}),
   };
 }
 

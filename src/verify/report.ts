@@ -1,4 +1,4 @@
-import type { OutputVerdict } from './check.ts';
+import type { DeadLetterVerdict, OutputVerdict } from './check.ts';
 
 /** One fault as applied: what, to whom, and when (epoch ms). */
 export interface FaultRecord {
@@ -52,8 +52,10 @@ export interface ScenarioReport {
   noHangingTransaction: boolean;
   final: OutputVerdict;
   concurrent: OutputVerdict;
+  /** Scenarios with oversized outputs: the dead-letter topic against the poison records. */
+  deadLetters?: DeadLetterVerdict;
   workerExits: { group: string; instance: string; code: number | null; signal: string | null }[];
-  topics: { input: string; output: string; mid?: string };
+  topics: { input: string; output: string; mid?: string; deadLetter?: string };
 }
 
 const num = (n: number | undefined, digits = 0): string => (n === undefined ? '-' : n.toFixed(digits));
@@ -75,6 +77,15 @@ export function markdownTable(reports: readonly ScenarioReport[]): string {
   const problems = reports
     .filter((r) => r.problems.length > 0)
     .map((r) => `- ${r.scenario}: ${r.problems.join('; ')}`);
+  const deadLetters = reports.flatMap((r) =>
+    r.deadLetters
+      ? [
+          `- ${r.scenario}: ${r.deadLetters.received} dead letter(s) for ${r.deadLetters.expected} oversized ` +
+            `output(s): ${r.deadLetters.duplicates} duplicated, ${r.deadLetters.missing} missing, ` +
+            `${r.deadLetters.foreign} not oversized, ${r.deadLetters.wrongKind} without error.kind refused`,
+        ]
+      : [],
+  );
   const warnings = reports
     .filter((r) => r.warnings.length > 0)
     .map((r) => `- ${r.scenario}: ${r.warnings.join('; ')}`);
@@ -82,6 +93,7 @@ export function markdownTable(reports: readonly ScenarioReport[]): string {
     head,
     rule,
     ...rows,
+    ...(deadLetters.length > 0 ? ['', 'Dead letters:', ...deadLetters] : []),
     ...(problems.length > 0 ? ['', 'Problems:', ...problems] : []),
     ...(warnings.length > 0 ? ['', 'Warnings:', ...warnings] : []),
   ].join('\n');

@@ -4,7 +4,8 @@ import type { LocalKafkaCluster } from '../dev/kafka-cluster.ts';
 import { createProducer } from '../kafka/producer.ts';
 import { describePartitions } from '../kafka/readiness.ts';
 import { silentLogger } from '../observability/logger.ts';
-import { checkOutput, isExactlyOnce } from './check.ts';
+import { checkDeadLetters, checkOutput, deadLettersHold, isExactlyOnce } from './check.ts';
+import { OVERSIZED_TOPIC_MAX_BYTES, poisonSeqs } from './oversized.ts';
 import { mulberry32 } from './random.ts';
 import { ConcurrentReader, readAllCommitted } from './reader.ts';
 import type { FaultRecord, ScenarioReport } from './report.ts';
@@ -53,6 +54,9 @@ export async function runScenario(scenario: Scenario, o: VerifyRunOptions): Prom
   const namespace = scenario.workersInNamespace ? o.namespace : undefined;
   if (scenario.workersInNamespace && !namespace)
     throw new Error(`scenario ${scenario.name} needs the run's network namespace`);
+  // The dead-letter check reads the first stage's DLT only.
+  if (scenario.chain && scenario.oversizedEvery)
+    throw new Error(`scenario ${scenario.name}: oversized outputs are checked for a single stage only`);
   const started = Date.now();
   const runId = `${scenario.name}-${started.toString(36)}`;
   const partitions = o.partitions ?? Math.max(3, o.workers * 2);
@@ -61,16 +65,26 @@ export async function runScenario(scenario: Scenario, o: VerifyRunOptions): Prom
   const input = `verify-${runId}-in`;
   const mid = scenario.chain ? `verify-${runId}-mid` : undefined;
   const output = `verify-${runId}-out`;
+  const oversizedEvery = scenario.oversizedEvery ?? 0;
+  const poison = poisonSeqs(o.records, { every: oversizedEvery });
+  const expectedOut = o.records - poison.size;
+  // The runtime's default dead-letter topic of the (single) stage's input.
+  const deadLetterTopic = `${input}.DLT`;
   const admin = new AdminHolder(o.bootstrap);
   const groups: WorkerGroup[] = [];
   const reader = new ConcurrentReader(o.bootstrap, output);
   mkdirSync(o.workDir, { recursive: true });
   try {
-    await admin
-      .current()
-      .createTopics(
-        [input, ...(mid ? [mid] : []), output].map((topic) => ({ topic, partitions, replicationFactor: rf })),
-      );
+    await admin.current().createTopics(
+      [input, ...(mid ? [mid] : []), output].map((topic) => ({
+        topic,
+        partitions,
+        replicationFactor: rf,
+        ...(topic === output && oversizedEvery > 0
+          ? { config: { 'max.message.bytes': String(OVERSIZED_TOPIC_MAX_BYTES) } }
+          : {}),
+      })),
+    );
     log(`${scenario.name}: seeding ${o.records} records into ${input} (${partitions} partitions, rf ${rf})`);
     await seedRecords(o.bootstrap, input, o.records, o.keys ?? 64);
 
@@ -97,6 +111,7 @@ export async function runScenario(scenario: Scenario, o: VerifyRunOptions): Prom
           seed: o.seed ?? 1,
           maxPollMs: scenario.maxPollMs ?? 30_000,
           stallMs: scenario.stallMs ?? 0,
+          oversizedEvery,
           logFile: join(o.workDir, `${runId}-${s.group.endsWith('-b') ? 'b' : 'a'}-workers.log`),
         }),
       );
@@ -143,14 +158,17 @@ export async function runScenario(scenario: Scenario, o: VerifyRunOptions): Prom
     log(`${scenario.name}: fault schedule done; draining`);
 
     const drained = await waitDrained(admin, o.bootstrap, o.records, stages, o.drainTimeoutMs ?? 180_000);
-    const concurrentComplete = await reader.waitFor(o.records, 60_000);
+    const concurrentComplete = await reader.waitFor(expectedOut, 60_000);
     await Promise.all(groups.map((g) => g.stopAll('SIGTERM')));
     await reader.stop();
-    const final = await readAllCommitted(o.bootstrap, output, o.records, 120_000);
+    const final = await readAllCommitted(o.bootstrap, output, expectedOut, 120_000);
+    const dead =
+      poison.size > 0 ? await readAllCommitted(o.bootstrap, deadLetterTopic, poison.size, 60_000) : undefined;
 
     const aborted = new Set(groups.flatMap((g) => [...g.abortedAttempts]));
-    const finalVerdict = checkOutput(final.records, o.records, aborted);
-    const concurrentVerdict = checkOutput(reader.records.values(), o.records, aborted);
+    const finalVerdict = checkOutput(final.records, o.records, aborted, poison);
+    const concurrentVerdict = checkOutput(reader.records.values(), o.records, aborted, poison);
+    const deadLetters = dead && checkDeadLetters(dead.records, poison);
     const allCommits = groups.flatMap((g) => g.commits).sort((a, b) => a.at - b.at);
     for (const f of faults) {
       const next = allCommits.find((c) => c.at > f.injectedAt);
@@ -173,6 +191,16 @@ export async function runScenario(scenario: Scenario, o: VerifyRunOptions): Prom
     if (!final.reachedEnd)
       problems.push(
         `read_committed consumer stuck ${final.lagAtEnd ?? '?'} before the end (open transaction?)`,
+      );
+    if (deadLetters && !deadLettersHold(deadLetters))
+      problems.push(
+        `dead letters: ${deadLetters.received} read for ${deadLetters.expected} oversized, ${deadLetters.duplicates} ` +
+          `duplicates, ${deadLetters.missing} missing, ${deadLetters.foreign} not oversized, ${deadLetters.wrongKind} ` +
+          `without error.kind refused (samples ${JSON.stringify(deadLetters.samples)})`,
+      );
+    if (dead && !dead.reachedEnd)
+      problems.push(
+        `read_committed consumer stuck ${dead.lagAtEnd ?? '?'} before the end of ${deadLetterTopic}`,
       );
     const exits = groups.flatMap((g) =>
       g.exits.map((e) => ({ group: g.spec.group, instance: e.instance, code: e.code, signal: e.signal })),
@@ -225,11 +253,12 @@ export async function runScenario(scenario: Scenario, o: VerifyRunOptions): Prom
       warnings,
       committedOffsetsMatch: drained.ok,
       committedOffsetsDetail: drained.detail,
-      noHangingTransaction: final.reachedEnd,
+      noHangingTransaction: final.reachedEnd && (dead?.reachedEnd ?? true),
       final: finalVerdict,
       concurrent: concurrentVerdict,
+      ...(deadLetters ? { deadLetters } : {}),
       workerExits: exits,
-      topics: { input, output, ...(mid ? { mid } : {}) },
+      topics: { input, output, ...(mid ? { mid } : {}), ...(dead ? { deadLetter: deadLetterTopic } : {}) },
     };
   } finally {
     for (const g of groups) g.close();

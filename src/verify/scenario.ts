@@ -42,6 +42,12 @@ export interface Scenario {
   maxPollMs?: number;
   stallMs?: number;
   /**
+   * Every n-th input sequence number is output larger than Kafka accepts (the output topic's
+   * `max.message.bytes` or the producer's `message.max.bytes`, see oversized.ts): those records must
+   * end in `<input>.DLT` once each, and every other one in the output once.
+   */
+  oversizedEvery?: number;
+  /**
    * Workers run in a network namespace of their own (root and iproute2 needed; skipped otherwise)
    * and reach Kafka over a link the scenario can cut.
    */

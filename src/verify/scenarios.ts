@@ -3,6 +3,8 @@ import type { Scenario, ScenarioContext } from './scenario.ts';
 import type { WorkerGroup } from './worker-pool.ts';
 
 const ABORT_ONE_IN_THREE = 1 / 3;
+/** A prime, so that the poison records fall on different keys and partitions. */
+const OVERSIZED_EVERY = 997;
 /** Past the broker session timeout of the local clusters (broker.session.timeout.ms = 5 s). */
 const PAST_BROKER_SESSION_MS = 8_000;
 const GATE_TIMEOUT_MS = 90_000;
@@ -184,6 +186,16 @@ export const scenarios: readonly Scenario[] = [
     run: async (ctx) => {
       await progressGate(ctx, 0.5);
     },
+  },
+  {
+    name: 'oversized-outputs',
+    description:
+      "every 997th record's output is too large for Kafka (alternately past the output topic's max.message.bytes and the producer's message.max.bytes), 1/3 aborts, one kill -9 round over every worker; those records must be in <input>.DLT once each",
+    needs: 'any',
+    abortRatio: ABORT_ONE_IN_THREE,
+    oversizedEvery: OVERSIZED_EVERY,
+    loadSeconds: ({ workers }) => 40 + 10 * workers,
+    run: (ctx) => workerRounds(ctx, 'SIGKILL', 1),
   },
   {
     name: 'chain',

@@ -7,12 +7,14 @@
  *
  * Env: BOOTSTRAP, INPUT, OUTPUT, GROUP, INSTANCE, BATCH_SIZE, BATCH_DELAY_MS (throttle per batch),
  * ABORT_RATIO (0..1), SEED (abort dice), MAX_POLL_MS, STALL_MS (SIGUSR2: the next batch blocks the
- * event loop this long, past max.poll.interval), KAFKA_* timeouts (see verifyKafkaOptions).
+ * event loop this long, past max.poll.interval), OVERSIZED_EVERY (every n-th sequence number is
+ * output too large for Kafka, see oversized.ts; 0: none), KAFKA_* timeouts (see verifyKafkaOptions).
  */
 import { syntheticKafkaError } from '../kafka/classify.ts';
 import { createLogger } from '../observability/logger.ts';
 import type { Stage } from '../runtime/stage.ts';
 import { TransactionalWorker } from '../runtime/index.ts';
+import { oversizedBytes, oversizedValue } from './oversized.ts';
 import { mulberry32 } from './random.ts';
 import { verifyKafkaOptions } from './settings.ts';
 import type { WorkerEvent } from './worker-events.ts';
@@ -31,6 +33,7 @@ const instance = env('INSTANCE', '0');
 const delayMs = Number(env('BATCH_DELAY_MS', '0'));
 const abortRatio = Number(env('ABORT_RATIO', '0'));
 const stallMs = Number(env('STALL_MS', '0'));
+const oversized = { every: Number(env('OVERSIZED_EVERY', '0')) };
 const dice = mulberry32(Number(env('SEED', '1')) * 1_000_003 + Number(instance.replace(/\D/g, '') || 0));
 // Attempt ids are unique across restarts of the same instance (pid) and across stages (group).
 const attemptPrefix = `${group}/${instance}/${process.pid}`;
@@ -60,12 +63,18 @@ const stage: Stage = {
     }
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     return {
-      outputs: records.map((r) => ({
-        topic: output,
-        key: r.key,
-        value: r.value,
-        headers: { ...r.headers, [`attempt.${group}`]: id },
-      })),
+      outputs: records.map((r) => {
+        const seq = Number(r.value?.toString());
+        const bytes = oversizedBytes(seq, oversized);
+        return {
+          topic: output,
+          key: r.key,
+          value: bytes === undefined ? r.value : oversizedValue(seq, bytes),
+          headers: { ...r.headers, [`attempt.${group}`]: id },
+          // Names the input record, so that an output Kafka refuses dead-letters that record alone.
+          source: r,
+        };
+      }),
     };
   },
 };

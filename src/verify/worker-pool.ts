@@ -25,6 +25,8 @@ export interface WorkerGroupSpec {
   seed: number;
   maxPollMs: number;
   stallMs: number;
+  /** Every n-th sequence number is output too large for Kafka (see oversized.ts); 0 or absent: none. */
+  oversizedEvery?: number;
   /** Worker stderr (JSON logs) is appended here. */
   logFile: string;
   /** Runs each worker through this command prefix (`ip netns exec <ns>`: a network namespace). */
@@ -100,6 +102,7 @@ export class WorkerGroup {
         SEED: String(s.seed),
         MAX_POLL_MS: String(s.maxPollMs),
         STALL_MS: String(s.stallMs),
+        OVERSIZED_EVERY: String(s.oversizedEvery ?? 0),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
