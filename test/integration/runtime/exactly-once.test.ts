@@ -72,11 +72,13 @@ describe('transactional worker on a real broker', () => {
     const b = worker(input, output, group, 'b', { groupProtocol: 'consumer' });
     running.push(b);
     await b.start();
-    await seed(bootstrap, input, 1_000, 2_000);
     await waitFor(() => b.status().assigned.length > 0, {
       timeoutMs: 30_000,
       message: 'second member gets partitions',
     });
+    // Seeded once b holds partitions, so part of it is b's to process (seeded earlier, a could finish
+    // it all before the assignment moved).
+    await seed(bootstrap, input, 1_000, 2_000);
     const aCommitsWhenShared = a.status().committedTransactions;
     await assertExactlyOnce(bootstrap, { input, output, group, expected: 3_000 });
     // Sharing means both members hold partitions and both commit work after the second one joined.
