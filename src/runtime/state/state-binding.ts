@@ -15,6 +15,12 @@ export class StateBinding {
   #txn: StateTransaction | undefined;
   /** Set once commitTransaction was called for `#txn`: failing after that, the outcome is unknown. */
   #committing = false;
+  /** `#txn` holds batches that joined the open Kafka transaction (a commit interval). */
+  #spanning = false;
+  /** The batch running now joined the open Kafka transaction: its changes stay with it. */
+  #joined = false;
+  /** Where the running batch's changes begin in `#txn`. */
+  #batchMark = 0;
   /** `ctx.state(p)` of the open transaction, per partition: one object per batch, not per record. */
   readonly #views = new Map<number, PartitionState>();
   /** Partitions restored since the loop last looked, to be resumed. */
@@ -94,10 +100,45 @@ export class StateBinding {
     consumer.resume(tps);
   }
 
-  /** Opens the state transaction of a batch (or timer call). */
+  /** Opens the state transaction of a timer call, or of a batch that opens a Kafka transaction. */
   begin(): void {
     this.aborted();
     this.#txn = this.engine.begin();
+  }
+
+  /**
+   * A batch begins. While `kafkaTxnOpen` and earlier batches joined that Kafka transaction (a commit
+   * interval), the batch continues their state transaction from a mark; otherwise it opens its own.
+   */
+  beginBatch(kafkaTxnOpen: boolean): void {
+    if (kafkaTxnOpen && this.#spanning && this.#txn?.state === 'open') {
+      this.#batchMark = this.#txn.savepoint();
+    } else {
+      this.begin();
+      this.#batchMark = 0;
+    }
+    this.#joined = false;
+  }
+
+  /** The running batch's outputs went into the open Kafka transaction, which commits later. */
+  joined(): void {
+    this.#joined = true;
+    this.#spanning = true;
+  }
+
+  /**
+   * The batch is over. Committed or aborted with its Kafka transaction by now, joined to the one
+   * still open, or neither (stale, rewound, failed): then its changes alone go, and the earlier
+   * batches' stay with their transaction.
+   */
+  endBatch(): void {
+    if (this.#txn?.state !== 'open') return this.#end();
+    if (this.#joined) {
+      this.#joined = false;
+      return;
+    }
+    if (this.#spanning) this.#txn.rollbackTo(this.#batchMark);
+    else this.aborted();
   }
 
   /** `ctx.state(partition)` of the stage call running now. */
@@ -120,7 +161,15 @@ export class StateBinding {
     this.#txn?.rollbackTo(savepoint);
   }
 
-  /** The changelog records of the open state transaction, to produce in the Kafka transaction. */
+  /** Undoes the running batch's changes, not those of earlier batches in the same transaction. */
+  rollbackBatch(): void {
+    this.#txn?.rollbackTo(this.#batchMark);
+  }
+
+  /**
+   * The changelog records of the open state transaction, to produce in the Kafka transaction: the
+   * last write per key over every batch it spans.
+   */
   changelogRecords(): OutgoingRecord[] {
     return this.#txn ? this.engine.changelogRecords(this.#txn) : [];
   }
@@ -162,6 +211,9 @@ export class StateBinding {
   #end(): void {
     this.#txn = undefined;
     this.#committing = false;
+    this.#spanning = false;
+    this.#joined = false;
+    this.#batchMark = 0;
     this.#views.clear();
   }
 }

@@ -152,12 +152,13 @@ export class StateTransaction {
     return n;
   }
 
-  /** Drops the changes of partitions that are gone (revoked, lost) from an open transaction. */
+  /**
+   * Drops the changes of partitions that are gone (revoked, lost) from an open transaction. Their
+   * undo entries stay, pointing at the detached slots, so savepoints taken before keep their meaning.
+   */
   forget(partitions: Iterable<number>): void {
     const gone = new Set(partitions);
     for (const [k, s] of this.#slots) if (gone.has(s.partition)) this.#slots.delete(k);
-    for (let i = this.#undo.length - 1; i >= 0; i--)
-      if (gone.has(this.#undo[i]!.slot.partition)) this.#undo.splice(i, 1);
   }
 
   markCommitted(): void {

@@ -48,7 +48,7 @@ export async function settleBatch(
   // again on exactly the records it commits, so its changes are theirs and nothing else's.
   let outputs = ctx.stores && result.failures.length > 0 ? undefined : plan.outputs;
   if (outputs === undefined) {
-    ctx.stores?.rollbackTo(0);
+    ctx.stores?.rollbackBatch();
     const again = await d.rerun(plan.keep.filter((r) => !dead.has(positionKey(r)) && !poison.includes(r)));
     if (again.failures.length > 0) {
       ctx.log.warn(

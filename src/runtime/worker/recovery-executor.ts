@@ -143,7 +143,11 @@ export class RecoveryExecutor {
     if (plan.type === 'stop') fail(ctx, plan.reason);
     if (plan.type === 'ignore') return;
     if (plan.abortFirst) await this.abort(err.kind);
-    else if (plan.type === 'reconnect') ctx.txnOpen = false;
+    else if (plan.type === 'reconnect') {
+      // The transaction dies with the producer: store changes that joined it go with it.
+      ctx.txnOpen = false;
+      ctx.stores?.aborted();
+    }
     for (const step of plan.steps) {
       try {
         await this.#run(step);

@@ -18,6 +18,11 @@ import type { WorkerContext } from './worker-context.ts';
  * the commit is under way, and the loop calls {@link settle} before it does anything else with the
  * batch it fetched meanwhile, so a failed commit is recovered from (abort, rewind) before that batch
  * is processed, and is discarded with it.
+ *
+ * State stores follow the transaction: each batch's store changes join the open state transaction
+ * with its outputs, the changelog records of the whole span (the last write per key) are produced
+ * just before the offsets, and the changes enter the committed view and the local copy only once
+ * the commit returned. An abort takes every batch's changes with it.
  */
 export class SpanningCommitter implements Committer {
   readonly #span: TransactionSpan;
@@ -61,15 +66,20 @@ export class SpanningCommitter implements Committer {
     for (const o of outputs) await s.producer.produce(o);
     for (const d of deadLetters) await s.producer.produce(d);
     this.#span.add(records, ctx.clock.now());
+    ctx.stores?.joined();
     this.#outputs += outputs.length;
     this.#deadLetters += deadLetters.length;
     return this.#span.due(ctx.clock.now()) ? this.#commitSpan() : true;
   }
 
-  /** Commits the open span now (the input ran dry, or the worker stops cleanly). */
+  /**
+   * Commits the open span now and waits for the commit (the input ran dry, a timer is due, or the
+   * worker stops cleanly): afterwards no transaction is open.
+   */
   async flush(): Promise<void> {
     await this.settle();
     if (this.ctx.txnOpen && this.#span.open) await this.#commitSpan();
+    await this.settle();
   }
 
   /** Waits for the commit under way, if any; rejects with its error (the transaction is then still open). */
@@ -90,6 +100,7 @@ export class SpanningCommitter implements Committer {
     const ctx = this.ctx;
     const s = ctx.session;
     const records = [...this.#span.records];
+    for (const c of ctx.stores?.changelogRecords() ?? []) await s.producer.produce(c);
     const info: CommitInfo = {
       epoch: this.#epoch,
       records: records.length,
@@ -109,9 +120,11 @@ export class SpanningCommitter implements Committer {
     await ctx.hooks.beforeCommit?.(info);
     this.#span.clear();
     const startedAt = this.#startedAt;
+    ctx.stores?.committing();
     const committing = (async () => {
       await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
       ctx.txnOpen = false;
+      ctx.stores?.committed(s.producer.deliveredOffsets());
       recordCommit(ctx, info.outputs + info.deadLetters, startedAt);
       await ctx.hooks.afterCommit?.(info);
     })();

@@ -6,11 +6,19 @@ import { errorText, type WorkerContext } from './worker-context.ts';
  * Calls `onTimer` for every assigned, restored partition whose timer is due, each call in a
  * transaction of its own: its outputs and store changes, no input offsets. A call whose partition
  * was revoked (or is being restored again) or whose epoch changed meanwhile is discarded.
+ *
+ * With a commit interval, a due timer first commits the open span: a timer call never shares a
+ * transaction with batches, so its partition's staleness and its outputs are judged on their own,
+ * at the price of ending the span early.
  */
 export class TimerCalls {
   constructor(
     private readonly ctx: WorkerContext,
-    private readonly abort: (reason: string) => Promise<void>,
+    private readonly d: {
+      abort(reason: string): Promise<void>;
+      /** Commits a transaction left open across batches and waits for the commit. */
+      closeSpan(): Promise<void>;
+    },
   ) {}
 
   async runDue(): Promise<void> {
@@ -19,7 +27,9 @@ export class TimerCalls {
     const stage = ctx.stage;
     const timers = stores?.engine.timers;
     if (!stores || !stage.onTimer || !timers) return;
-    for (const partition of stores.engine.dueTimers(ctx.clock.now())) {
+    const due = stores.engine.dueTimers(ctx.clock.now());
+    if (due.length > 0) await this.d.closeSpan();
+    for (const partition of due) {
       if (ctx.stopRequested || ctx.pendingError) return;
       const epoch = ctx.epochs.current;
       const now = ctx.clock.now();
@@ -77,7 +87,7 @@ export class TimerCalls {
     ctx.txnOpen = true;
     for (const o of outputs) await s.producer.produce(o);
     for (const c of changelog) await s.producer.produce(c);
-    if (!this.#stillOurs(epoch, partition)) return this.abort('stale');
+    if (!this.#stillOurs(epoch, partition)) return this.d.abort('stale');
     stores.committing();
     await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
     ctx.txnOpen = false;

@@ -257,10 +257,6 @@ export class TransactionalWorker {
     if (!stores) return undefined;
     if (this.#ctx.o.mode !== 'exactly-once')
       return `configuration error: stage ${this.#ctx.stage.name} declares state stores or a timer, which need exactly-once mode`;
-    // A state transaction follows one batch; a Kafka transaction spanning several batches would commit
-    // changes that the next batch's state transaction already rolled back in memory.
-    if (this.#ctx.o.commitInterval)
-      return `configuration error: stage ${this.#ctx.stage.name} declares state stores or a timer, which do not support kafka_transaction_batch.stages.<stage>.commit_interval_ms / commit_max_records yet: remove them for this stage`;
     try {
       await stores.engine.prepare(admin);
       return undefined;

@@ -44,7 +44,10 @@ export class WorkerLoop {
         : ctx.o.commitInterval
           ? new SpanningCommitter(ctx, ctx.o.commitInterval, stale)
           : new ExactlyOnceCommitter(ctx, stale);
-    this.#timers = new TimerCalls(ctx, (reason) => recovery.abort(reason));
+    this.#timers = new TimerCalls(ctx, {
+      abort: (reason) => recovery.abort(reason),
+      closeSpan: () => this.#committer.flush?.() ?? Promise.resolve(),
+    });
   }
 
   /** Runs until a stop is requested (or a plan stopped the worker), then closes the clients. */
@@ -145,12 +148,13 @@ export class WorkerLoop {
     const stale = ctx.epochs.staleReason(epoch, parts);
     if (stale !== undefined) return this.#discardStale(fetched, epoch, stale);
 
-    ctx.stores?.begin();
+    ctx.stores?.beginBatch(ctx.txnOpen);
     try {
       await this.#processBatch(fetched, epoch, parts);
     } finally {
-      // Committed by now, or its store changes are dropped with the batch (stale, rewound, failed).
-      ctx.stores?.aborted();
+      // Committed by now, joined to the transaction that commits later, or its store changes are
+      // dropped with the batch (stale, rewound, failed).
+      ctx.stores?.endBatch();
     }
   }
 
