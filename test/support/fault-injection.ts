@@ -14,6 +14,7 @@ export type FaultableOperation = Extract<
   | 'commit-transaction'
   | 'abort-transaction'
   | 'commit-offsets'
+  | 'produce'
 >;
 
 /**
@@ -85,6 +86,7 @@ export class FaultInjector {
           sendOffsets: (o, c) => this.#guard('send-offsets', () => p.sendOffsets(o, c)),
           commitTransaction: () => this.#guard('commit-transaction', () => p.commitTransaction()),
           abortTransaction: () => this.#guard('abort-transaction', () => p.abortTransaction()),
+          produce: (r) => this.#guard('produce', () => p.produce(r)),
         };
       },
     };

@@ -1,6 +1,7 @@
 /**
  * A counting-stage worker in its own process, for tests that kill -9 it.
- * Env: BOOTSTRAP, INPUT, OUTPUT, GROUP, INSTANCE, STATE_DIR, BATCH_SIZE.
+ * Env: BOOTSTRAP, INPUT, OUTPUT, GROUP, INSTANCE, STATE_DIR, BATCH_SIZE, and COMMIT_INTERVAL_MS for
+ * transactions that span several batches.
  * Prints one JSON line per committed transaction.
  */
 import { createLogger } from '../../src/observability/logger.ts';
@@ -21,6 +22,9 @@ const worker = new TransactionalWorker({
   mode: 'exactly-once',
   kafka: testKafkaOptions(env('BOOTSTRAP')),
   batch: { size: Number(env('BATCH_SIZE', '200')), timeoutMs: 50 },
+  ...(process.env.COMMIT_INTERVAL_MS
+    ? { commitInterval: { maxMs: Number(process.env.COMMIT_INTERVAL_MS) } }
+    : {}),
   state: { dir: env('STATE_DIR'), replicationFactor: 1 },
   log: createLogger({}, 2),
   hooks: {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Registry } from 'prom-client';
-import { FaultInjector } from '../../support/fault-injection.ts';
+import { FaultInjector, type FaultRule } from '../../support/fault-injection.ts';
 import { createReadCommittedReader } from '../../../src/kafka/read-committed-reader.ts';
 import type { FetchedRecord } from '../../../src/kafka/records.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
@@ -114,39 +114,127 @@ function spawnCounter(env: Record<string, string>): { child: ChildProcess; commi
   return { child, commits: () => commits };
 }
 
-describe('exactly-once state stores on a real broker', () => {
-  test('a counting stage killed -9 several times mid-stream ends at exactly the input sums', async () => {
-    const input = uniqueTopic('sum-in');
-    const output = uniqueTopic('sum-out');
-    const group = uniqueGroup('sum');
-    await createTopics(bootstrap, [input, output], 4);
-    const total = 50_000;
-    const seeding = (async () => {
-      for (let from = 0; from < total; from += 5_000) await seed(bootstrap, input, from, 5_000);
-    })();
-    const env = { BOOTSTRAP: bootstrap, INPUT: input, OUTPUT: output, GROUP: group, STATE_DIR: root };
-    const instances = new Map([
-      ['a', spawnCounter({ ...env, INSTANCE: 'a' })],
-      ['b', spawnCounter({ ...env, INSTANCE: 'b' })],
-    ]);
-    for (const [round, name] of ['a', 'b', 'a', 'b'].entries()) {
-      const victim = instances.get(name)!;
-      // Killed at a different point of its work each round.
-      await waitFor(() => victim.commits() >= 3 + 4 * round, {
+/**
+ * Two counting-stage processes over a flowing input, each killed -9 twice at different points of
+ * its work and started again; the output and the changelog must end at the input sums.
+ *
+ * With a commit interval, a transaction commits a few times a second rather than once per batch, so
+ * the input is not seeded all along but a chunk per round: each victim is killed once it committed
+ * part of a chunk it had not seen, whatever the machine's speed.
+ */
+async function killedMidStream(o: { total: number; commitIntervalMs?: number }): Promise<void> {
+  const input = uniqueTopic('sum-in');
+  const output = uniqueTopic('sum-out');
+  const group = uniqueGroup('sum');
+  await createTopics(bootstrap, [input, output], 4);
+  const total = o.total;
+  const paced = o.commitIntervalMs !== undefined;
+  const chunk = paced ? total / 5 : 5_000;
+  let seeded = 0;
+  const seeding = (async () => {
+    if (!paced) for (; seeded < total; seeded += chunk) await seed(bootstrap, input, seeded, chunk);
+  })();
+  const env = {
+    BOOTSTRAP: bootstrap,
+    INPUT: input,
+    OUTPUT: output,
+    GROUP: group,
+    STATE_DIR: root,
+    ...(paced ? { COMMIT_INTERVAL_MS: String(o.commitIntervalMs) } : {}),
+  };
+  const instances = new Map([
+    ['a', spawnCounter({ ...env, INSTANCE: 'a' })],
+    ['b', spawnCounter({ ...env, INSTANCE: 'b' })],
+  ]);
+  for (const [round, name] of ['a', 'b', 'a', 'b'].entries()) {
+    const victim = instances.get(name)!;
+    const before = victim.commits();
+    if (paced) {
+      await seed(bootstrap, input, seeded, chunk);
+      seeded += chunk;
+    }
+    // Killed at a different point of its work each round.
+    await waitFor(
+      () => (paced ? victim.commits() - before >= 1 + (round % 2) : victim.commits() >= 3 + 4 * round),
+      {
         timeoutMs: 60_000,
         message: `instance ${name} commits`,
-      });
-      victim.child.kill('SIGKILL');
-      await exited(victim.child);
-      instances.set(name, spawnCounter({ ...env, INSTANCE: name }));
-    }
-    await seeding;
-    await assertSums(output, group, total);
-    for (const { child } of instances.values()) {
-      child.kill('SIGTERM');
-      await exited(child);
-    }
+      },
+    );
+    victim.child.kill('SIGKILL');
+    await exited(victim.child);
+    instances.set(name, spawnCounter({ ...env, INSTANCE: name }));
+  }
+  await seeding;
+  if (seeded < total) await seed(bootstrap, input, seeded, total - seeded);
+  await assertSums(output, group, total);
+  for (const { child } of instances.values()) {
+    child.kill('SIGTERM');
+    await exited(child);
+  }
+}
+
+/**
+ * A counting stage whose transaction is aborted once after its store was written (by `fault`): it
+ * must go on to the exact sums, and so must a restarted instance over more input. With `span`, the
+ * abort must have hit an open transaction holding earlier batches and not yet due to commit.
+ */
+async function abortAfterStoreWrite(o: {
+  fault: FaultRule;
+  span?: { commitInterval: NonNullable<WorkerOptions['commitInterval']>; batchSize: number };
+}): Promise<void> {
+  const input = uniqueTopic('abort-in');
+  const output = uniqueTopic('abort-out');
+  const group = uniqueGroup('abort');
+  await createTopics(bootstrap, [input, output], 2);
+  await seed(bootstrap, input, 0, 3_000);
+  const faults = new FaultInjector([o.fault]);
+  const discarded: number[] = [];
+  const span: Partial<WorkerOptions> = o.span
+    ? {
+        commitInterval: o.span.commitInterval,
+        batch: { size: o.span.batchSize, timeoutMs: 50 },
+        hooks: { onAbort: (a) => discarded.push(a.discardedOutputs) },
+      }
+    : {};
+  const first = worker(countingStage(input, output, group), '0', {
+    clients: faults.wrap(defaultClients),
+    ...span,
   });
+  await first.start();
+  await waitFor(() => faults.injected.length > 0 && first.status().committedTransactions >= 3, {
+    timeoutMs: 60_000,
+    message: 'commits after the injected abort',
+  });
+  assert.equal(faults.injected.length, 1, 'the transaction failed once, after the store was written');
+  assert.ok((await metric(first.metrics.registry, 'hamstring_worker_transactions_aborted_total', {})) >= 1);
+  if (o.span) {
+    const max = o.span.commitInterval.maxRecords!;
+    assert.ok(
+      discarded.some((n) => n > o.span!.batchSize && n < max),
+      `the aborted transaction held outputs of more than one batch and was not due yet: ${discarded.join(', ')}`,
+    );
+  }
+  await assertSums(output, group, 3_000);
+  await first.stop();
+
+  await seed(bootstrap, input, 3_000, 1_000);
+  const second = worker(
+    countingStage(input, output, group),
+    '0',
+    o.span ? { commitInterval: o.span.commitInterval } : {},
+  );
+  await second.start();
+  await assertSums(output, group, 4_000);
+  await second.stop();
+}
+
+describe('exactly-once state stores on a real broker', () => {
+  test('a counting stage killed -9 several times mid-stream ends at exactly the input sums', () =>
+    killedMidStream({ total: 50_000 }));
+
+  test('with a commit interval (100 ms), killed -9 several times mid-stream: exactly the input sums', () =>
+    killedMidStream({ total: 20_000, commitIntervalMs: 100 }));
 
   for (const [protocol, kafka] of [
     ['cooperative-sticky', {}],
@@ -183,32 +271,23 @@ describe('exactly-once state stores on a real broker', () => {
       await third.stop();
     });
 
-  test('an abort after the store was written leaves no trace, in memory nor after a restart', async () => {
-    const input = uniqueTopic('abort-in');
-    const output = uniqueTopic('abort-out');
-    const group = uniqueGroup('abort');
-    await createTopics(bootstrap, [input, output], 2);
-    await seed(bootstrap, input, 0, 3_000);
-    const faults = new FaultInjector([
-      { operation: 'commit-transaction', nth: 3, error: '_STATE', flags: { isTxnRequiresAbort: true } },
-    ]);
-    const first = worker(countingStage(input, output, group), '0', { clients: faults.wrap(defaultClients) });
-    await first.start();
-    await waitFor(() => first.status().committedTransactions >= 8, {
-      timeoutMs: 60_000,
-      message: 'commits after the injected abort',
-    });
-    assert.equal(faults.injected.length, 1, 'the commit failed once, after the store was written');
-    assert.ok((await metric(first.metrics.registry, 'hamstring_worker_transactions_aborted_total', {})) >= 1);
-    await assertSums(output, group, 3_000);
-    await first.stop();
+  test('an abort after the store was written leaves no trace, in memory nor after a restart', () =>
+    abortAfterStoreWrite({
+      fault: {
+        operation: 'commit-transaction',
+        nth: 3,
+        error: '_STATE',
+        flags: { isTxnRequiresAbort: true },
+      },
+    }));
 
-    await seed(bootstrap, input, 3_000, 1_000);
-    const second = worker(countingStage(input, output, group), '0');
-    await second.start();
-    await assertSums(output, group, 4_000);
-    await second.stop();
-  });
+  test('an abort in the middle of a span (commit interval) leaves no trace of any of its batches, in memory nor after a restart', () =>
+    // Spans of 1,000 records in batches of 200; the 2,700th produce is an output of the third span's
+    // third batch (each earlier span produced ~1,064: its outputs and at most 64 changelog records).
+    abortAfterStoreWrite({
+      fault: { operation: 'produce', nth: 2_700, error: '_STATE', flags: { isTxnRequiresAbort: true } },
+      span: { commitInterval: { maxMs: 60_000, maxRecords: 1_000 }, batchSize: 200 },
+    }));
 
   test('a commit whose outcome stays unknown restores the stores anew: nothing lost or doubled', async () => {
     const input = uniqueTopic('unknown-in');
