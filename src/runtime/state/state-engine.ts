@@ -11,7 +11,7 @@ import { jsonCodec } from './codecs.ts';
 import type { CommittedStore } from './committed-store.ts';
 import type { Codec, PartitionState } from './contract.ts';
 import { LocalCopy } from './local-copy.ts';
-import { restorePartitions, type Restored } from './restore.ts';
+import { RestoreTasks } from './restore-tasks.ts';
 import { StateMetrics } from './state-metrics.ts';
 import { StateTransaction } from './state-transaction.ts';
 import { TimerSchedule } from './timer-schedule.ts';
@@ -37,13 +37,6 @@ export interface StateEngineOptions {
   openReader?: (clientId: string) => Promise<ChangelogReader>;
 }
 
-interface RestoreTask {
-  partitions: number[];
-  controller: AbortController;
-  done: Promise<void>;
-}
-
-const RESTORE_RETRY_MS = 1_000;
 /**
  * Committed changes reach the local copy at most this late (or sooner past LOCAL_FLUSH_CHANGES):
  * a key updated by every batch is written once per flush, not once per commit. A crash loses at
@@ -71,8 +64,7 @@ export class StateEngine {
   #changelogs = new Map<string, string>();
   #local: LocalCopy | undefined;
   readonly #ready = new Map<number, Map<string, CommittedStore>>();
-  readonly #restoring = new Map<number, RestoreTask>();
-  readonly #tasks = new Set<RestoreTask>();
+  readonly #restores: RestoreTasks;
   /** Last checkpoint written per store partition (`store\0partition`). */
   readonly #positions = new Map<string, number>();
 
@@ -99,6 +91,18 @@ export class StateEngine {
     );
     this.metrics = new StateMetrics(o.registry);
     this.timers = o.stage.timer ? new TimerSchedule(o.stage.timer.intervalMs) : undefined;
+    this.#restores = new RestoreTasks({
+      clientPrefix: `${o.stage.name}-${o.instanceId}`,
+      changelogs: () => this.#changelogs,
+      local: () => this.#local!,
+      openReader:
+        o.openReader ??
+        ((clientId) =>
+          openChangelogReader({ bootstrapServers: o.bootstrapServers, clientId, timeoutMs: o.apiTimeoutMs })),
+      metrics: this.metrics,
+      clock: o.clock,
+      log: o.log,
+    });
   }
 
   /** Changelog topic per store. */
@@ -133,41 +137,17 @@ export class StateEngine {
    * restored. Partitions already ready or restoring are left alone. `onReady` runs once per restore.
    */
   assign(partitions: readonly number[], onReady?: (partitions: number[]) => void): void {
-    const fresh = [...new Set(partitions)].filter((p) => !this.#ready.has(p) && !this.#restoring.has(p));
+    const fresh = [...new Set(partitions)].filter((p) => !this.#ready.has(p) && !this.#restores.has(p));
     if (fresh.length === 0) return;
     if (this.#codecs.size === 0) {
       for (const p of fresh) this.#makeReady(p, new Map());
       onReady?.(fresh);
       return;
     }
-    const before = [...this.#tasks]
-      .filter((t) => t.partitions.some((p) => fresh.includes(p)))
-      .map((t) => t.done);
-    const task: RestoreTask = {
-      partitions: fresh,
-      controller: new AbortController(),
-      done: Promise.resolve(),
-    };
-    for (const p of fresh) this.#restoring.set(p, task);
-    this.#tasks.add(task);
-    this.metrics.restoring.set(this.#restoring.size);
-    task.done = (async () => {
-      // A restore of the same partitions that is being cancelled must finish its local writes first.
-      await Promise.all(before);
-      const restored = await this.#restoreWithRetries(task);
-      const live = task.partitions.filter((p) => this.#restoring.get(p) === task);
-      if (restored) {
-        for (const pos of restored.positions)
-          this.#positions.set(posKey(pos.store, pos.partition), pos.offset);
-        for (const p of live) {
-          this.#restoring.delete(p);
-          this.#makeReady(p, restored.stores.get(p)!);
-        }
-        if (live.length > 0) onReady?.(live);
-      }
-    })().finally(() => {
-      this.#tasks.delete(task);
-      this.metrics.restoring.set(this.#restoring.size);
+    this.#restores.start(fresh, (restored, live) => {
+      for (const pos of restored.positions) this.#positions.set(posKey(pos.store, pos.partition), pos.offset);
+      for (const p of live) this.#makeReady(p, restored.stores.get(p)!);
+      if (live.length > 0) onReady?.(live);
     });
   }
 
@@ -175,16 +155,13 @@ export class StateEngine {
   drop(partitions: readonly number[]): void {
     // Their committed changes go to the copy with their checkpoints: a later restore reads less.
     this.#flush();
+    this.#restores.cancel(partitions);
     for (const p of partitions) {
-      const task = this.#restoring.get(p);
-      this.#restoring.delete(p);
-      if (task && !task.partitions.some((q) => this.#restoring.get(q) === task)) task.controller.abort();
       this.#ready.delete(p);
       this.timers?.stop(p);
       for (const s of this.#codecs.keys()) this.#positions.delete(posKey(s, p));
     }
     for (const t of this.#open) t.forget(partitions);
-    this.metrics.restoring.set(this.#restoring.size);
   }
 
   isReady(partition: number): boolean {
@@ -193,12 +170,12 @@ export class StateEngine {
 
   /** Assigned partitions whose stores are still being restored (keep them paused). */
   restoring(): number[] {
-    return [...this.#restoring.keys()];
+    return this.#restores.partitions();
   }
 
   /** Resolves when every restore started so far has ended (tests, benchmarks). */
   async restored(): Promise<void> {
-    while (this.#tasks.size > 0) await Promise.all([...this.#tasks].map((t) => t.done));
+    await this.#restores.settled();
   }
 
   /**
@@ -322,8 +299,7 @@ export class StateEngine {
   async close(delivered?: ReadonlyMap<string, number>): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const t of this.#tasks) t.controller.abort();
-    await Promise.allSettled([...this.#tasks].map((t) => t.done));
+    await this.#restores.close();
     this.#flush();
     if (!this.#local) return;
     if (delivered && !this.#localFailed) {
@@ -351,45 +327,6 @@ export class StateEngine {
     }
     return out;
   }
-
-  async #restoreWithRetries(task: RestoreTask): Promise<Restored | undefined> {
-    const o = this.#o;
-    for (;;) {
-      const live = task.partitions.filter((p) => this.#restoring.get(p) === task);
-      if (live.length === 0 || task.controller.signal.aborted || this.#closed) return undefined;
-      try {
-        const reader = await (o.openReader ?? this.#openReader)(`${o.stage.name}-${o.instanceId}-restore`);
-        try {
-          return await restorePartitions({
-            partitions: live,
-            changelogs: this.#changelogs,
-            local: this.#local!,
-            reader,
-            metrics: this.metrics,
-            clock: o.clock,
-            log: o.log,
-            signal: task.controller.signal,
-          });
-        } finally {
-          await reader.close();
-        }
-      } catch (e) {
-        if (task.controller.signal.aborted || this.#closed) return undefined;
-        o.log.warn(
-          { event: 'restore-failed', partitions: live, err: String(e) },
-          'state: restore failed; retrying',
-        );
-        await o.clock.sleep(RESTORE_RETRY_MS, task.controller.signal);
-      }
-    }
-  }
-
-  readonly #openReader = (clientId: string) =>
-    openChangelogReader({
-      bootstrapServers: this.#o.bootstrapServers,
-      clientId,
-      timeoutMs: this.#o.apiTimeoutMs,
-    });
 
   #makeReady(partition: number, stores: Map<string, CommittedStore>): void {
     this.#ready.set(partition, stores);
