@@ -1,19 +1,12 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { defaultClients } from '../../../src/runtime/kafka-session.ts';
-import { silentLogger } from '../../../src/observability/logger.ts';
 import { uniqueTopic, uniqueGroup } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { FaultInjector, type FaultRule } from '../../support/fault-injection.ts';
-import {
-  assertExactlyOnce,
-  createTopics,
-  passThroughStage,
-  seed,
-  testKafkaOptions,
-} from '../../support/pipeline-harness.ts';
+import { passThroughWorker, stoppedAfterSuite } from '../../support/pass-through-worker.ts';
+import { assertExactlyOnce, createTopics, seed } from '../../support/pipeline-harness.ts';
 
 let bootstrap: string;
 before(async () => {
@@ -23,24 +16,21 @@ before(async () => {
 /** A worker whose transactions span the batches of 200 ms (or 400 input records). */
 function spanning(input: string, output: string, group: string, instance: string, rules: FaultRule[] = []) {
   const faults = new FaultInjector(rules);
-  const worker = new TransactionalWorker({
-    stage: passThroughStage(input, output, group),
-    instanceId: instance,
-    mode: 'exactly-once',
-    kafka: testKafkaOptions(bootstrap, { apiTimeoutMs: 3_000 }),
-    batch: { size: 50, timeoutMs: 50 },
+  const worker = passThroughWorker(bootstrap, {
+    input,
+    output,
+    group,
+    instance,
+    batchSize: 50,
+    kafka: { apiTimeoutMs: 3_000 },
     commitInterval: { maxMs: 200, maxRecords: 400 },
-    log: silentLogger(),
     clients: faults.wrap(defaultClients),
   });
   return { worker, faults };
 }
 
 describe('a commit interval on a real broker: transactions spanning several batches', () => {
-  const running: TransactionalWorker[] = [];
-  after(async () => {
-    await Promise.all(running.map((w) => w.stop()));
-  });
+  const running = stoppedAfterSuite();
 
   test('spans several batches per transaction and still copies every record exactly once', async () => {
     const input = uniqueTopic('span-in');

@@ -1,17 +1,14 @@
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TransactionalWorker } from '../../../src/runtime/index.ts';
-import { silentLogger } from '../../../src/observability/logger.ts';
 import { uniqueTopic, uniqueGroup } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import {
-  assertExactlyOnce,
-  createTopics,
-  passThroughStage,
-  seed,
-  testKafkaOptions,
-} from '../../support/pipeline-harness.ts';
+  passThroughWorker,
+  stoppedAfterSuite,
+  type PassThroughWorkerOptions,
+} from '../../support/pass-through-worker.ts';
+import { assertExactlyOnce, createTopics, seed } from '../../support/pipeline-harness.ts';
 
 let bootstrap: string;
 before(async () => {
@@ -23,24 +20,14 @@ function worker(
   output: string,
   group: string,
   instance: string,
-  over: Parameters<typeof testKafkaOptions>[1] = {},
+  over: PassThroughWorkerOptions['kafka'] = {},
   mode: 'exactly-once' | 'at-least-once' = 'exactly-once',
 ) {
-  return new TransactionalWorker({
-    stage: passThroughStage(input, output, group),
-    instanceId: instance,
-    mode,
-    kafka: testKafkaOptions(bootstrap, over),
-    batch: { size: 100, timeoutMs: 50 },
-    log: silentLogger(),
-  });
+  return passThroughWorker(bootstrap, { input, output, group, instance, batchSize: 100, kafka: over, mode });
 }
 
 describe('transactional worker on a real broker', () => {
-  const running: TransactionalWorker[] = [];
-  after(async () => {
-    await Promise.all(running.map((w) => w.stop()));
-  });
+  const running = stoppedAfterSuite();
 
   test('copies every input record exactly once, in order per key, and commits offset = last consumed + 1', async () => {
     const input = uniqueTopic('eo-in');
