@@ -8,7 +8,6 @@
  * alone and the bench's own producer and reader do not compete with it on the event loop.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createAdmin } from '../src/kafka/admin.ts';
@@ -22,6 +21,7 @@ import { createLogger, silentLogger } from '../src/observability/logger.ts';
 import { TransactionalWorker } from '../src/runtime/worker/transactional-worker.ts';
 import type { KafkaClientFactory } from '../src/runtime/worker-options.ts';
 import { createTopics, passThroughStage, testKafkaOptions } from '../test/support/pipeline-harness.ts';
+import { obtainBroker } from './bench-broker.ts';
 
 type Mode = 'exactly-once' | 'at-least-once';
 
@@ -173,30 +173,6 @@ async function runChild(cfg: ChildConfig): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Parent: broker, data, scenarios, report.
 // ---------------------------------------------------------------------------------------------
-
-interface Broker {
-  bootstrap: string;
-  release(): Promise<void>;
-}
-
-async function obtainBroker(basePort: number, keep: boolean): Promise<Broker> {
-  const fromEnv = process.env.HAMSTRING_BENCH_BOOTSTRAP;
-  if (fromEnv) return { bootstrap: fromEnv, release: () => Promise.resolve() };
-  if (!existsSync(new URL('src/dev/kafka-cluster.ts', ROOT)))
-    throw new Error('set HAMSTRING_BENCH_BOOTSTRAP=host:port (src/dev/kafka-cluster.ts is not available)');
-  const { LocalKafkaCluster } = await import('../src/dev/kafka-cluster.ts');
-  const dataDir = fileURLToPath(new URL('var/bench/kafka', ROOT));
-  log(`starting a 1-node Kafka in ${dataDir} on port ${basePort}`);
-  const cluster = await LocalKafkaCluster.start({ nodes: 1, dataDir, basePort });
-  return {
-    bootstrap: cluster.bootstrapServers,
-    release: async () => {
-      if (keep) return log(`broker left running at ${cluster.bootstrapServers}`);
-      log('stopping the bench broker');
-      await cluster.stop();
-    },
-  };
-}
 
 /**
  * `<id>|<sent>|xxx...`, exactly `size` bytes. The id makes loss and duplicates visible at the reader;
@@ -505,7 +481,7 @@ async function main(): Promise<void> {
       return [kv.slice(0, eq), kv.slice(eq + 1)];
     }),
   );
-  const broker = await obtainBroker(Number(values.port), values['keep-broker']);
+  const broker = await obtainBroker(Number(values.port), values['keep-broker'], log);
   const plan: Plan = {
     bootstrap: broker.bootstrap,
     records,

@@ -9,7 +9,7 @@
  * bench's own producer does not share the worker's event loop.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,10 +19,10 @@ import { silentLogger } from '../src/observability/logger.ts';
 import { TransactionalWorker } from '../src/runtime/worker/transactional-worker.ts';
 import { createTopics, testKafkaOptions } from '../test/support/pipeline-harness.ts';
 import { countingStage, statelessStage } from '../test/support/state-stages.ts';
+import { obtainBroker } from './bench-broker.ts';
 
 const PARTITIONS = 6;
 const BATCH_SIZE = 500;
-const ROOT = new URL('../', import.meta.url);
 
 interface ChildConfig {
   bootstrap: string;
@@ -173,28 +173,6 @@ async function seedKeys(bootstrap: string, topic: string, from: number, count: n
   if (t.failed > 0) throw new Error(`seeding failed for ${t.failed} records`);
 }
 
-interface Broker {
-  bootstrap: string;
-  release(): Promise<void>;
-}
-
-async function obtainBroker(basePort: number, keep: boolean): Promise<Broker> {
-  const fromEnv = process.env.HAMSTRING_BENCH_BOOTSTRAP;
-  if (fromEnv) return { bootstrap: fromEnv, release: () => Promise.resolve() };
-  if (!existsSync(new URL('src/dev/kafka-cluster.ts', ROOT)))
-    throw new Error('set HAMSTRING_BENCH_BOOTSTRAP=host:port (src/dev/kafka-cluster.ts is not available)');
-  const { LocalKafkaCluster } = await import('../src/dev/kafka-cluster.ts');
-  const dataDir = fileURLToPath(new URL('var/bench/kafka', ROOT));
-  log(`starting a 1-node Kafka in ${dataDir} on port ${basePort}`);
-  const cluster = await LocalKafkaCluster.start({ nodes: 1, dataDir, basePort });
-  return {
-    bootstrap: cluster.bootstrapServers,
-    release: async () => {
-      if (!keep) await cluster.stop();
-    },
-  };
-}
-
 const run = Date.now().toString(36);
 let topicSeq = 0;
 const name = (p: string) => `bench-state-${p}-${run}-${(topicSeq += 1)}`;
@@ -239,7 +217,7 @@ async function main(): Promise<void> {
   });
   const records = Number(values.records ?? (values.quick ? 50_000 : 200_000));
   const bigKeys = Number(values.keys ?? (values.quick ? 100_000 : 1_000_000));
-  const broker = await obtainBroker(Number(values.port), values['keep-broker']);
+  const broker = await obtainBroker(Number(values.port), values['keep-broker'], log);
   const stateDir = mkdtempSync(join(tmpdir(), 'hamstring-bench-state-'));
   const bootstrap = broker.bootstrap;
   try {
