@@ -1,6 +1,6 @@
 /**
- * State store benchmark on a real 1-node broker: a counting stage (sum per key in a store) against
- * the same stage stateless, the restore rate, and restart-to-first-commit with a large store after
+ * State store benchmark on a real 1-node broker: a counting stage (sum per key in a store), alone
+ * and with a 100 ms commit interval, against the same stage stateless, the restore rate, and restart-to-first-commit with a large store after
  * a clean stop, after kill -9 and with no local copy. See bench/README.md ("State benchmark").
  *
  *   node --import tsx bench/state.ts [--quick] [--records N] [--keys N] [--port P] [--keep-broker]
@@ -23,6 +23,8 @@ import { obtainBroker } from './bench-broker.ts';
 
 const PARTITIONS = 6;
 const BATCH_SIZE = 500;
+/** The commit interval of the third throughput run (`kafka_transaction_batch.stages.<stage>.commit_interval_ms`). */
+const SPAN_MS = 100;
 
 interface ChildConfig {
   bootstrap: string;
@@ -32,6 +34,8 @@ interface ChildConfig {
   instance: string;
   stateDir: string;
   stateful: boolean;
+  /** One transaction spans the batches of this many ms (a commit interval); absent: one per batch. */
+  commitIntervalMs?: number;
   /** Records committed by this worker after which it reports `done`. */
   target: number;
 }
@@ -76,6 +80,7 @@ async function child(c: ChildConfig, spawnedAt: number): Promise<void> {
     mode: 'exactly-once',
     kafka: testKafkaOptions(c.bootstrap, { transactionTimeoutMs: 60_000, messageTimeoutMs: 30_000 }),
     batch: { size: BATCH_SIZE, timeoutMs: 50 },
+    ...(c.commitIntervalMs ? { commitInterval: { maxMs: c.commitIntervalMs } } : {}),
     state: { dir: c.stateDir, replicationFactor: 1 },
     log: silentLogger(),
     hooks: {
@@ -184,10 +189,11 @@ async function throughput(
   records: number,
   stateful: boolean,
   stateDir: string,
+  commitIntervalMs?: number,
 ): Promise<{ perSecond: number; cpuUsPerRecord: number }> {
   const output = name('out');
   await createTopics(bootstrap, [output], PARTITIONS);
-  const group = name(stateful ? 'counting' : 'stateless');
+  const group = name(stateful ? (commitIntervalMs ? 'counting-span' : 'counting') : 'stateless');
   const w = new Worker({
     bootstrap,
     input,
@@ -196,6 +202,7 @@ async function throughput(
     instance: '0',
     stateDir,
     stateful,
+    ...(commitIntervalMs ? { commitIntervalMs } : {}),
     target: records,
   });
   const done = await w.done;
@@ -230,26 +237,40 @@ async function main(): Promise<void> {
     const runs = {
       stateless: [] as number[],
       counting: [] as number[],
+      spanning: [] as number[],
       cpuS: [] as number[],
       cpuC: [] as number[],
+      cpuSpan: [] as number[],
     };
     for (let round = 0; round < 3; round++) {
       const a = await throughput(bootstrap, input, records, false, stateDir);
       const b = await throughput(bootstrap, input, records, true, stateDir);
+      const c = await throughput(bootstrap, input, records, true, stateDir, SPAN_MS);
       runs.stateless.push(a.perSecond);
       runs.counting.push(b.perSecond);
+      runs.spanning.push(c.perSecond);
       runs.cpuS.push(a.cpuUsPerRecord);
       runs.cpuC.push(b.cpuUsPerRecord);
-      log(`round ${round + 1}: stateless ${a.perSecond.toFixed(0)}/s, counting ${b.perSecond.toFixed(0)}/s`);
+      runs.cpuSpan.push(c.cpuUsPerRecord);
+      log(
+        `round ${round + 1}: stateless ${a.perSecond.toFixed(0)}/s, counting ${b.perSecond.toFixed(0)}/s, ` +
+          `counting with a ${SPAN_MS} ms commit interval ${c.perSecond.toFixed(0)}/s`,
+      );
     }
     const stateless = median(runs.stateless);
     const counting = median(runs.counting);
+    const spanning = median(runs.spanning);
     console.log(`throughput stateless            ${stateless.toFixed(0)} records/s (median of 3)`);
     console.log(`throughput counting (10k keys)  ${counting.toFixed(0)} records/s (median of 3)`);
+    console.log(
+      `throughput counting, commit interval ${SPAN_MS} ms  ${spanning.toFixed(0)} records/s (median of 3)`,
+    );
     console.log(`counting / stateless            ${(counting / stateless).toFixed(2)}x (target >= 0.7x)`);
+    console.log(`counting, commit interval ${SPAN_MS} ms / stateless  ${(spanning / stateless).toFixed(2)}x`);
     console.log(
       `worker CPU per record           stateless ${median(runs.cpuS).toFixed(1)} us, ` +
-        `counting ${median(runs.cpuC).toFixed(1)} us`,
+        `counting ${median(runs.cpuC).toFixed(1)} us, ` +
+        `counting with commit interval ${median(runs.cpuSpan).toFixed(1)} us`,
     );
 
     // 2. A store of `bigKeys` keys: built once, then restarted three ways.

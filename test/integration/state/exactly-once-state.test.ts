@@ -336,49 +336,53 @@ describe('exactly-once state stores on a real broker', () => {
     await second.stop();
   });
 
-  test('a timer stage closes every window once with no further input, also across a restart', async () => {
-    const input = uniqueTopic('win-in');
-    const output = uniqueTopic('win-out');
-    const group = uniqueGroup('win');
-    await createTopics(bootstrap, [input, output], 2);
-    const stage = () =>
-      windowStage(input, output, group, { size: 100, closeAfterMs: 2_500, intervalMs: 300 });
-    await seed(bootstrap, input, 0, 500);
-    const first = worker(stage(), 'w');
-    await first.start();
-    await waitFor(() => first.status().committedTransactions >= 1, {
-      timeoutMs: 60_000,
-      message: 'the first windows are stored',
+  for (const [variant, span] of [
+    ['', {}],
+    [' (commit interval: a due timer commits the open span first)', { commitInterval: { maxMs: 100 } }],
+  ] as const)
+    test(`a timer stage closes every window once with no further input, also across a restart${variant}`, async () => {
+      const input = uniqueTopic('win-in');
+      const output = uniqueTopic('win-out');
+      const group = uniqueGroup('win');
+      await createTopics(bootstrap, [input, output], 2);
+      const stage = () =>
+        windowStage(input, output, group, { size: 100, closeAfterMs: 2_500, intervalMs: 300 });
+      await seed(bootstrap, input, 0, 500);
+      const first = worker(stage(), 'w', span);
+      await first.start();
+      await waitFor(() => first.status().committedTransactions >= 1, {
+        timeoutMs: 60_000,
+        message: 'the first windows are stored',
+      });
+      await first.stop(); // windows are open: the restart must close them, once
+      await seed(bootstrap, input, 500, 500);
+      const second = worker(stage(), 'w', span);
+      await second.start();
+      let out: FetchedRecord[] = [];
+      await waitFor(
+        async () => {
+          out = await readAll(output, 1_000, 20_000);
+          return out.reduce((s, r) => s + Number(r.value!.toString()), 0) >= 1_000;
+        },
+        { timeoutMs: 60_000, intervalMs: 1_000, message: 'all windows closed' },
+      );
+      await second.stop();
+      // A restart with every window closed: its timers fire on and find nothing to close.
+      const third = worker(stage(), 'w', span);
+      await third.start();
+      await waitFor(
+        async () => (await metric(third.metrics.registry, 'hamstring_state_timer_calls_total', {})) >= 10,
+        { timeoutMs: 30_000, message: 'timer calls after the restart' },
+      );
+      await third.stop();
+      const all = await readAll(output);
+      const keys = all.map((r) => r.key!.toString());
+      assert.equal(new Set(keys).size, keys.length, 'no window closed twice');
+      assert.equal(all.length, out.length, 'nothing closed after the restart that had closed already');
+      assert.equal(
+        all.reduce((s, r) => s + Number(r.value!.toString()), 0),
+        1_000,
+        'every record is counted in exactly one closed window',
+      );
     });
-    await first.stop(); // windows are open: the restart must close them, once
-    await seed(bootstrap, input, 500, 500);
-    const second = worker(stage(), 'w');
-    await second.start();
-    let out: FetchedRecord[] = [];
-    await waitFor(
-      async () => {
-        out = await readAll(output, 1_000, 20_000);
-        return out.reduce((s, r) => s + Number(r.value!.toString()), 0) >= 1_000;
-      },
-      { timeoutMs: 60_000, intervalMs: 1_000, message: 'all windows closed' },
-    );
-    await second.stop();
-    // A restart with every window closed: its timers fire on and find nothing to close.
-    const third = worker(stage(), 'w');
-    await third.start();
-    await waitFor(
-      async () => (await metric(third.metrics.registry, 'hamstring_state_timer_calls_total', {})) >= 10,
-      { timeoutMs: 30_000, message: 'timer calls after the restart' },
-    );
-    await third.stop();
-    const all = await readAll(output);
-    const keys = all.map((r) => r.key!.toString());
-    assert.equal(new Set(keys).size, keys.length, 'no window closed twice');
-    assert.equal(all.length, out.length, 'nothing closed after the restart that had closed already');
-    assert.equal(
-      all.reduce((s, r) => s + Number(r.value!.toString()), 0),
-      1_000,
-      'every record is counted in exactly one closed window',
-    );
-  });
 });
