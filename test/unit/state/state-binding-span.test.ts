@@ -31,7 +31,14 @@ async function bound(instance: string) {
     return v;
   };
   const changelog = () => b.changelogRecords().map((r) => [r.key, String(r.value)]);
-  return { e, b, counts, committedK, changelog };
+  /** A whole batch that wrote `k` = `value` and joined the open Kafka transaction. */
+  const joinedBatch = (kafkaTxnOpen: boolean, value: number) => {
+    b.beginBatch(kafkaTxnOpen);
+    counts().put('k', value);
+    b.joined();
+    b.endBatch();
+  };
+  return { e, b, counts, committedK, changelog, joinedBatch };
 }
 
 describe('store changes follow a Kafka transaction that spans several batches', () => {
@@ -58,11 +65,8 @@ describe('store changes follow a Kafka transaction that spans several batches', 
   });
 
   it('a batch that does not join (stale, failed) loses its own changes only; the span keeps the earlier ones', async () => {
-    const { e, b, counts, changelog } = await bound('partial');
-    b.beginBatch(false);
-    counts().put('k', 11);
-    b.joined();
-    b.endBatch();
+    const { e, b, counts, changelog, joinedBatch } = await bound('partial');
+    joinedBatch(false, 11);
     b.beginBatch(true);
     counts().put('k', 50);
     counts().put('b', 2);
@@ -76,11 +80,8 @@ describe('store changes follow a Kafka transaction that spans several batches', 
   });
 
   it('rollbackBatch undoes the running batch, not the batches before it in the span', async () => {
-    const { e, b, counts, changelog } = await bound('rollback');
-    b.beginBatch(false);
-    counts().put('k', 11);
-    b.joined();
-    b.endBatch();
+    const { e, b, counts, changelog, joinedBatch } = await bound('rollback');
+    joinedBatch(false, 11);
     b.beginBatch(true);
     counts().put('k', 77);
     b.rollbackBatch();
@@ -91,11 +92,8 @@ describe('store changes follow a Kafka transaction that spans several batches', 
   });
 
   it('an abort of the span drops every batch’s changes, and the next batch starts from the committed view', async () => {
-    const { e, b, counts, committedK } = await bound('abort');
-    b.beginBatch(false);
-    counts().put('k', 11);
-    b.joined();
-    b.endBatch();
+    const { e, b, counts, committedK, joinedBatch } = await bound('abort');
+    joinedBatch(false, 11);
     b.beginBatch(true);
     counts().put('k', 12);
     b.aborted(); // the recovery aborts the Kafka transaction while this batch runs
@@ -109,11 +107,8 @@ describe('store changes follow a Kafka transaction that spans several batches', 
   });
 
   it('a span whose Kafka transaction died without an abort (producer reconnected) is not continued', async () => {
-    const { e, b, counts } = await bound('gone');
-    b.beginBatch(false);
-    counts().put('k', 11);
-    b.joined();
-    b.endBatch();
+    const { e, b, counts, joinedBatch } = await bound('gone');
+    joinedBatch(false, 11);
     b.beginBatch(false); // no Kafka transaction open any more
     assert.equal(counts().get('k'), 10);
     assert.deepEqual(b.changelogRecords(), []);
