@@ -5,8 +5,9 @@
  *
  * Starts a 1-node Kafka (base port 19092, var/test/kafka) and ClickHouse (HTTP 18123, TCP 19000,
  * var/test/clickhouse) in parallel, wiped first; exports HAMSTRING_TEST_KAFKA_DIR and
- * HAMSTRING_TEST_CLICKHOUSE_DIR for the fixtures in test/helpers; runs the files one at a time;
- * always stops both services (also on SIGINT/SIGTERM) and exits with the tests' exit code.
+ * HAMSTRING_TEST_CLICKHOUSE_DIR for the fixtures in test/helpers; runs the files one at a time and
+ * ends with each file's duration, longest first; always stops both services (also on
+ * SIGINT/SIGTERM) and exits with the tests' exit code.
  * Globs are expanded here because Node 20's test runner does not expand them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -122,21 +123,35 @@ async function timed<T>(start: () => Promise<T>): Promise<{ value: T; ms: number
   return { value: await start(), ms: Date.now() - began };
 }
 
-function runTests(args: string[]): Promise<number> {
+interface FileRun {
+  file: string;
+  ms: number;
+  code: number;
+}
+
+/**
+ * Runs each file in a test runner of its own, one at a time, so that the run can say how long each
+ * file took (setup, hooks and process start included) and which ones failed.
+ */
+async function runTests(flags: string[], files: string[]): Promise<FileRun[]> {
+  const runs: FileRun[] = [];
+  for (const [index, file] of files.entries()) {
+    if (signalled) break;
+    log(`(${index + 1}/${files.length}) ${file}`);
+    const began = Date.now();
+    const code = await runTestFile(flags, file);
+    runs.push({ file, ms: Date.now() - began, code });
+  }
+  return runs;
+}
+
+function runTestFile(flags: string[], file: string): Promise<number> {
   return new Promise((resolve) => {
     tests = spawn(
       process.execPath,
       // --test-force-exit: a file whose tests are done must not hang on a native Kafka handle whose
       // close timed out during a broker outage (the client is abandoned, its thread lives on).
-      [
-        '--import',
-        'tsx',
-        '--test',
-        '--test-force-exit',
-        '--test-concurrency=1',
-        '--test-timeout=600000',
-        ...args,
-      ],
+      ['--import', 'tsx', '--test', '--test-force-exit', '--test-timeout=600000', ...flags, file],
       {
         cwd: projectRoot,
         stdio: 'inherit',
@@ -151,14 +166,24 @@ function runTests(args: string[]): Promise<number> {
   });
 }
 
+/** The per-file durations, longest first, and the files that failed. */
+function summarize(runs: readonly FileRun[]): void {
+  const total = runs.reduce((sum, run) => sum + run.ms, 0);
+  log(`durations (${runs.length} files, ${seconds(total)} in all), longest first:`);
+  for (const run of [...runs].sort((a, b) => b.ms - a.ms))
+    log(`  ${seconds(run.ms).padStart(8)}  ${run.code === 0 ? 'ok  ' : 'FAIL'}  ${run.file}`);
+  const failed = runs.filter((run) => run.code !== 0);
+  if (failed.length > 0) log(`${failed.length} file(s) failed: ${failed.map((r) => r.file).join(', ')}`);
+}
+
 /** Flags pass through; globs (`*`, `**`) expand to the matching files under the project. */
-function expandArgs(args: readonly string[]): string[] {
+function expandArgs(args: readonly string[]): { flags: string[]; files: string[] } {
   const flags = args.filter((a) => a.startsWith('-'));
   const patterns = args.filter((a) => !a.startsWith('-'));
   const files = (patterns.length > 0 ? patterns : [DEFAULT_PATTERN]).flatMap((pattern) =>
     pattern.includes('*') ? matchGlob(pattern) : [pattern],
   );
-  return [...flags, ...files];
+  return { flags, files };
 }
 
 function matchGlob(pattern: string): string[] {
@@ -193,15 +218,17 @@ function listFiles(dir: string): string[] {
 async function main(): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const args = expandArgs(process.argv.slice(2));
-  if (!args.some((a) => !a.startsWith('-'))) {
+  const { flags, files } = expandArgs(process.argv.slice(2));
+  if (files.length === 0) {
     log('no test files matched');
     return 1;
   }
   try {
     await startFreshServices();
     if (signalled) return SIGNAL_EXIT[signalled] ?? 1;
-    const code = await runTests(args);
+    const runs = await runTests(flags, files);
+    summarize(runs);
+    const code = runs.find((run) => run.code !== 0)?.code ?? (runs.length < files.length ? 1 : 0);
     return signalled ? (SIGNAL_EXIT[signalled] ?? code) : code;
   } catch (error) {
     log(`error: ${error instanceof Error ? error.message : String(error)}`);
