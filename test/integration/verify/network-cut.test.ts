@@ -7,7 +7,7 @@ import { NetworkNamespace } from '../../../src/dev/network-namespace.ts';
 import { projectRoot } from '../../../src/dev/paths.ts';
 import { runScenario } from '../../../src/verify/run-scenario.ts';
 import type { Scenario } from '../../../src/verify/scenario.ts';
-import { holdFault } from '../../../src/verify/scenarios.ts';
+import { holdFault } from '../../../src/verify/schedule.ts';
 
 /** Its own cluster: the run-wide one has no listener for the namespace. */
 const DATA_DIR = join(projectRoot, 'var', 'test', 'kafka-netns');
