@@ -1,7 +1,10 @@
 /**
  * Runs the integration tests against fresh run-wide services:
  *
- *   node --import tsx scripts/run-integration-tests.ts [node --test flags] [files or globs]
+ *   node --import tsx scripts/run-integration-tests.ts [--long] [node --test flags] [files or globs]
+ *
+ * `--long` (npm run test:long) runs the long variants of the proofs that have one: it sets
+ * HAMSTRING_TEST_LONG=1 (test/helpers/long-run.ts) and, without files, runs the files of LONG_PROOFS.
  *
  * Starts a 1-node Kafka (base port 19092, var/test/kafka) and ClickHouse (HTTP 18123, TCP 19000,
  * var/test/clickhouse) in parallel, wiped first; exports HAMSTRING_TEST_KAFKA_DIR and
@@ -24,6 +27,14 @@ const KAFKA_BASE_PORT = Number(process.env.HAMSTRING_IT_KAFKA_PORT ?? 19092);
 const CLICKHOUSE_HTTP_PORT = Number(process.env.HAMSTRING_IT_CLICKHOUSE_HTTP_PORT ?? 18123);
 const CLICKHOUSE_TCP_PORT = Number(process.env.HAMSTRING_IT_CLICKHOUSE_TCP_PORT ?? 19000);
 const DEFAULT_PATTERN = 'test/integration/**/*.test.ts';
+/**
+ * The files whose proofs have a long variant (`longOr` of test/helpers/long-run.ts). The default run
+ * does the short variant of each (the same guarantee on less work); `--long` does the full one.
+ */
+const LONG_PROOFS: readonly string[] = [
+  // Four rounds of fencing the broker to catch a stranded client (one in the default run).
+  'test/integration/kafka/stranded-clients.test.ts',
+];
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 const log = (line: string): void => void process.stderr.write(`[integration] ${line}\n`);
@@ -133,19 +144,19 @@ interface FileRun {
  * Runs each file in a test runner of its own, one at a time, so that the run can say how long each
  * file took (setup, hooks and process start included) and which ones failed.
  */
-async function runTests(flags: string[], files: string[]): Promise<FileRun[]> {
+async function runTests(flags: string[], files: string[], long: boolean): Promise<FileRun[]> {
   const runs: FileRun[] = [];
   for (const [index, file] of files.entries()) {
     if (signalled) break;
     log(`(${index + 1}/${files.length}) ${file}`);
     const began = Date.now();
-    const code = await runTestFile(flags, file);
+    const code = await runTestFile(flags, file, long);
     runs.push({ file, ms: Date.now() - began, code });
   }
   return runs;
 }
 
-function runTestFile(flags: string[], file: string): Promise<number> {
+function runTestFile(flags: string[], file: string, long: boolean): Promise<number> {
   return new Promise((resolve) => {
     tests = spawn(
       process.execPath,
@@ -159,6 +170,7 @@ function runTestFile(flags: string[], file: string): Promise<number> {
           ...process.env,
           HAMSTRING_TEST_KAFKA_DIR: KAFKA_DIR,
           HAMSTRING_TEST_CLICKHOUSE_DIR: CLICKHOUSE_DIR,
+          ...(long ? { HAMSTRING_TEST_LONG: '1' } : {}),
         },
       },
     );
@@ -176,14 +188,19 @@ function summarize(runs: readonly FileRun[]): void {
   if (failed.length > 0) log(`${failed.length} file(s) failed: ${failed.map((r) => r.file).join(', ')}`);
 }
 
-/** Flags pass through; globs (`*`, `**`) expand to the matching files under the project. */
-function expandArgs(args: readonly string[]): { flags: string[]; files: string[] } {
-  const flags = args.filter((a) => a.startsWith('-'));
+/**
+ * `--long` is the runner's; other flags pass through to node --test; globs (`*`, `**`) expand to
+ * the matching files under the project.
+ */
+function expandArgs(args: readonly string[]): { long: boolean; flags: string[]; files: string[] } {
+  const long = args.includes('--long');
+  const flags = args.filter((a) => a.startsWith('-') && a !== '--long');
   const patterns = args.filter((a) => !a.startsWith('-'));
-  const files = (patterns.length > 0 ? patterns : [DEFAULT_PATTERN]).flatMap((pattern) =>
+  const defaults = long ? LONG_PROOFS : [DEFAULT_PATTERN];
+  const files = (patterns.length > 0 ? patterns : defaults).flatMap((pattern) =>
     pattern.includes('*') ? matchGlob(pattern) : [pattern],
   );
-  return { flags, files };
+  return { long, flags, files };
 }
 
 function matchGlob(pattern: string): string[] {
@@ -218,7 +235,7 @@ function listFiles(dir: string): string[] {
 async function main(): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const { flags, files } = expandArgs(process.argv.slice(2));
+  const { long, flags, files } = expandArgs(process.argv.slice(2));
   if (files.length === 0) {
     log('no test files matched');
     return 1;
@@ -226,7 +243,7 @@ async function main(): Promise<number> {
   try {
     await startFreshServices();
     if (signalled) return SIGNAL_EXIT[signalled] ?? 1;
-    const runs = await runTests(flags, files);
+    const runs = await runTests(flags, files, long);
     summarize(runs);
     const code = runs.find((run) => run.code !== 0)?.code ?? (runs.length < files.length ? 1 : 0);
     return signalled ? (SIGNAL_EXIT[signalled] ?? code) : code;
