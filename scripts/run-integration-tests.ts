@@ -34,6 +34,8 @@ const DEFAULT_PATTERN = 'test/integration/**/*.test.ts';
 const LONG_PROOFS: readonly string[] = [
   // Four rounds of fencing the broker to catch a stranded client (one in the default run).
   'test/integration/kafka/stranded-clients.test.ts',
+  // 12,000 lines and two kills -9 of the collector process (6,000 and one kill by default).
+  'test/integration/pipeline/collector-kill.test.ts',
 ];
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
