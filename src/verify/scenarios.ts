@@ -6,6 +6,12 @@ import type { WorkerGroup } from './worker-pool.ts';
 /** A prime, so that the poison records fall on different keys and partitions. */
 const OVERSIZED_EVERY = 997;
 
+/** Stops `instance` with `signal` and starts it again with the same instance id (as a restarted pod). */
+async function restartWorker(g: WorkerGroup, instance: string, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+  await g.stop(instance, signal);
+  g.start(instance);
+}
+
 /**
  * `rounds` rounds over every worker of every stage: each is stopped with `signal` after it made
  * at least 20 % of its share (records / workers) since its last start, then started again with the
@@ -23,10 +29,7 @@ async function workerRounds(ctx: ScenarioContext, signal: 'SIGTERM' | 'SIGKILL',
         await ctx.fault(
           kind,
           `${g.spec.group}/${instance} (round ${round})`,
-          async () => {
-            await g.stop(instance, signal);
-            g.start(instance);
-          },
+          () => restartWorker(g, instance, signal),
           gated,
           { group: g.spec.group, instance },
         );
@@ -63,10 +66,7 @@ async function randomFault(ctx: ScenarioContext): Promise<void> {
       return ctx.fault(
         kind,
         `${g.spec.group}/${instance}`,
-        async () => {
-          await g.stop(instance, kind === 'worker-kill-9' ? 'SIGKILL' : 'SIGTERM');
-          g.start(instance);
-        },
+        () => restartWorker(g, instance, kind === 'worker-kill-9' ? 'SIGKILL' : 'SIGTERM'),
         true,
         { group: g.spec.group, instance },
       );
