@@ -36,6 +36,8 @@ const LONG_PROOFS: readonly string[] = [
   'test/integration/kafka/stranded-clients.test.ts',
   // 12,000 lines and two kills -9 of the collector process (6,000 and one kill by default).
   'test/integration/pipeline/collector-kill.test.ts',
+  // 100,000 hostile lines among 3,000 valid ones (1,200 among 1,500 by default).
+  'test/integration/pipeline/hostile-lines.test.ts',
 ];
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
