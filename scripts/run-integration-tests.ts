@@ -38,6 +38,8 @@ const LONG_PROOFS: readonly string[] = [
   'test/integration/pipeline/collector-kill.test.ts',
   // 100,000 hostile lines among 3,000 valid ones (1,200 among 1,500 by default).
   'test/integration/pipeline/hostile-lines.test.ts',
+  // Network cuts of 4 s and 20 s under 40 s of load (one 12 s cut under 25 s by default).
+  'test/integration/verify/network-cut.test.ts',
 ];
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
