@@ -1,25 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { passThroughStage, testKafkaOptions } from '../../support/pipeline-harness.ts';
-
-/** A logger whose lines land in `lines`. */
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      for (const l of chunk.toString().split('\n'))
-        if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
-      cb();
-    },
-  });
-  return { log: pino({ level: 'info' }, sink), lines };
-}
+import { captureLog } from '../../helpers/capture-log.ts';
 
 async function closedPort(): Promise<number> {
   const s = createServer();
@@ -31,7 +17,7 @@ async function closedPort(): Promise<number> {
 
 /** Starts a worker against `bootstrap`; returns its first line naming the address, and when it came. */
 async function firstWords(bootstrap: string) {
-  const { log, lines } = capture();
+  const { log, lines } = captureLog();
   const worker = new TransactionalWorker({
     stage: passThroughStage('in', 'out'),
     instanceId: 'w0',
@@ -62,7 +48,7 @@ async function firstWords(bootstrap: string) {
 
 /** Starts a bare producer against `bootstrap`; returns its first connection warning and when it came. */
 async function firstConnectionWarning(bootstrap: string) {
-  const { log, lines } = capture();
+  const { log, lines } = captureLog();
   const t0 = Date.now();
   const producer = createProducer(
     {
