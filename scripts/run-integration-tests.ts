@@ -1,12 +1,16 @@
 /**
  * Runs the integration tests against fresh run-wide services:
  *
- *   node --import tsx scripts/run-integration-tests.ts [node --test flags] [files or globs]
+ *   node --import tsx scripts/run-integration-tests.ts [--long] [node --test flags] [files or globs]
+ *
+ * `--long` (npm run test:long) runs the long variants of the proofs that have one: it sets
+ * HAMSTRING_TEST_LONG=1 (test/helpers/long-run.ts) and, without files, runs the files of LONG_PROOFS.
  *
  * Starts a 1-node Kafka (base port 19092, var/test/kafka) and ClickHouse (HTTP 18123, TCP 19000,
  * var/test/clickhouse) in parallel, wiped first; exports HAMSTRING_TEST_KAFKA_DIR and
- * HAMSTRING_TEST_CLICKHOUSE_DIR for the fixtures in test/helpers; runs the files one at a time;
- * always stops both services (also on SIGINT/SIGTERM) and exits with the tests' exit code.
+ * HAMSTRING_TEST_CLICKHOUSE_DIR for the fixtures in test/helpers; runs the files one at a time and
+ * ends with each file's duration, longest first; always stops both services (also on
+ * SIGINT/SIGTERM) and exits with the tests' exit code.
  * Globs are expanded here because Node 20's test runner does not expand them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -23,6 +27,20 @@ const KAFKA_BASE_PORT = Number(process.env.HAMSTRING_IT_KAFKA_PORT ?? 19092);
 const CLICKHOUSE_HTTP_PORT = Number(process.env.HAMSTRING_IT_CLICKHOUSE_HTTP_PORT ?? 18123);
 const CLICKHOUSE_TCP_PORT = Number(process.env.HAMSTRING_IT_CLICKHOUSE_TCP_PORT ?? 19000);
 const DEFAULT_PATTERN = 'test/integration/**/*.test.ts';
+/**
+ * The files whose proofs have a long variant (`longOr` of test/helpers/long-run.ts). The default run
+ * does the short variant of each (the same guarantee on less work); `--long` does the full one.
+ */
+const LONG_PROOFS: readonly string[] = [
+  // Four rounds of fencing the broker to catch a stranded client (one in the default run).
+  'test/integration/kafka/stranded-clients.test.ts',
+  // 12,000 lines and two kills -9 of the collector process (6,000 and one kill by default).
+  'test/integration/pipeline/collector-kill.test.ts',
+  // 100,000 hostile lines among 3,000 valid ones (3,000 by default: fewer saved no measurable time).
+  'test/integration/pipeline/hostile-lines.test.ts',
+  // Network cuts of 4 s and 20 s under 40 s of load (one 12 s cut under 25 s by default).
+  'test/integration/verify/network-cut.test.ts',
+];
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 const log = (line: string): void => void process.stderr.write(`[integration] ${line}\n`);
@@ -122,21 +140,35 @@ async function timed<T>(start: () => Promise<T>): Promise<{ value: T; ms: number
   return { value: await start(), ms: Date.now() - began };
 }
 
-function runTests(args: string[]): Promise<number> {
+interface FileRun {
+  file: string;
+  ms: number;
+  code: number;
+}
+
+/**
+ * Runs each file in a test runner of its own, one at a time, so that the run can say how long each
+ * file took (setup, hooks and process start included) and which ones failed.
+ */
+async function runTests(flags: string[], files: string[], long: boolean): Promise<FileRun[]> {
+  const runs: FileRun[] = [];
+  for (const [index, file] of files.entries()) {
+    if (signalled) break;
+    log(`(${index + 1}/${files.length}) ${file}`);
+    const began = Date.now();
+    const code = await runTestFile(flags, file, long);
+    runs.push({ file, ms: Date.now() - began, code });
+  }
+  return runs;
+}
+
+function runTestFile(flags: string[], file: string, long: boolean): Promise<number> {
   return new Promise((resolve) => {
     tests = spawn(
       process.execPath,
       // --test-force-exit: a file whose tests are done must not hang on a native Kafka handle whose
       // close timed out during a broker outage (the client is abandoned, its thread lives on).
-      [
-        '--import',
-        'tsx',
-        '--test',
-        '--test-force-exit',
-        '--test-concurrency=1',
-        '--test-timeout=600000',
-        ...args,
-      ],
+      ['--import', 'tsx', '--test', '--test-force-exit', '--test-timeout=600000', ...flags, file],
       {
         cwd: projectRoot,
         stdio: 'inherit',
@@ -144,6 +176,7 @@ function runTests(args: string[]): Promise<number> {
           ...process.env,
           HAMSTRING_TEST_KAFKA_DIR: KAFKA_DIR,
           HAMSTRING_TEST_CLICKHOUSE_DIR: CLICKHOUSE_DIR,
+          ...(long ? { HAMSTRING_TEST_LONG: '1' } : {}),
         },
       },
     );
@@ -151,14 +184,29 @@ function runTests(args: string[]): Promise<number> {
   });
 }
 
-/** Flags pass through; globs (`*`, `**`) expand to the matching files under the project. */
-function expandArgs(args: readonly string[]): string[] {
-  const flags = args.filter((a) => a.startsWith('-'));
+/** The per-file durations, longest first, and the files that failed. */
+function summarize(runs: readonly FileRun[]): void {
+  const total = runs.reduce((sum, run) => sum + run.ms, 0);
+  log(`durations (${runs.length} files, ${seconds(total)} in all), longest first:`);
+  for (const run of [...runs].sort((a, b) => b.ms - a.ms))
+    log(`  ${seconds(run.ms).padStart(8)}  ${run.code === 0 ? 'ok  ' : 'FAIL'}  ${run.file}`);
+  const failed = runs.filter((run) => run.code !== 0);
+  if (failed.length > 0) log(`${failed.length} file(s) failed: ${failed.map((r) => r.file).join(', ')}`);
+}
+
+/**
+ * `--long` is the runner's; other flags pass through to node --test; globs (`*`, `**`) expand to
+ * the matching files under the project.
+ */
+function expandArgs(args: readonly string[]): { long: boolean; flags: string[]; files: string[] } {
+  const long = args.includes('--long');
+  const flags = args.filter((a) => a.startsWith('-') && a !== '--long');
   const patterns = args.filter((a) => !a.startsWith('-'));
-  const files = (patterns.length > 0 ? patterns : [DEFAULT_PATTERN]).flatMap((pattern) =>
+  const defaults = long ? LONG_PROOFS : [DEFAULT_PATTERN];
+  const files = (patterns.length > 0 ? patterns : defaults).flatMap((pattern) =>
     pattern.includes('*') ? matchGlob(pattern) : [pattern],
   );
-  return [...flags, ...files];
+  return { long, flags, files };
 }
 
 function matchGlob(pattern: string): string[] {
@@ -193,15 +241,17 @@ function listFiles(dir: string): string[] {
 async function main(): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const args = expandArgs(process.argv.slice(2));
-  if (!args.some((a) => !a.startsWith('-'))) {
+  const { long, flags, files } = expandArgs(process.argv.slice(2));
+  if (files.length === 0) {
     log('no test files matched');
     return 1;
   }
   try {
     await startFreshServices();
     if (signalled) return SIGNAL_EXIT[signalled] ?? 1;
-    const code = await runTests(args);
+    const runs = await runTests(flags, files, long);
+    summarize(runs);
+    const code = runs.find((run) => run.code !== 0)?.code ?? (runs.length < files.length ? 1 : 0);
     return signalled ? (SIGNAL_EXIT[signalled] ?? code) : code;
   } catch (error) {
     log(`error: ${error instanceof Error ? error.message : String(error)}`);

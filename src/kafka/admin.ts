@@ -2,6 +2,7 @@ import Kafka from '@confluentinc/kafka-javascript';
 import { classifyKafkaError } from './classify.ts';
 import { OFFSET_INVALID, type TopicPartitionOffset } from './records.ts';
 
+/** A topic to create (`AdminPort.createTopics`, `ensureTopic`); `config` holds topic configs such as `cleanup.policy`. */
 export interface TopicSpec {
   topic: string;
   partitions: number;

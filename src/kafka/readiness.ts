@@ -1,5 +1,6 @@
 import Kafka from '@confluentinc/kafka-javascript';
 import type { IAdminClient, LibrdKafkaError } from '@confluentinc/kafka-javascript';
+import type { TopicSpec } from './admin.ts';
 import {
   baseConfig,
   callback,
@@ -108,14 +109,6 @@ export async function describePartitions(bootstrap: string, timeoutMs: number): 
   } finally {
     await disconnect(producer);
   }
-}
-
-/** A topic to create with {@link ensureTopic}. */
-export interface TopicSpec {
-  topic: string;
-  partitions: number;
-  replicationFactor: number;
-  config?: Record<string, string>;
 }
 
 /**

@@ -36,6 +36,30 @@ export interface OutputVerdict {
 const SAMPLE = 10;
 
 /**
+ * How `count` (copies seen per sequence) falls short of exactly one copy of each `wanted` sequence:
+ * the sequences never seen, the extra copies, and a few examples of each.
+ */
+function tallyOnce(wanted: Iterable<number>, count: ReadonlyMap<number, number>) {
+  const tally = {
+    missing: 0,
+    duplicates: 0,
+    missingSamples: [] as number[],
+    duplicateSamples: [] as number[],
+  };
+  for (const seq of wanted) {
+    const c = count.get(seq) ?? 0;
+    if (c === 0) {
+      tally.missing += 1;
+      if (tally.missingSamples.length < SAMPLE) tally.missingSamples.push(seq);
+    } else if (c > 1) {
+      tally.duplicates += c - 1;
+      if (tally.duplicateSamples.length < SAMPLE) tally.duplicateSamples.push(seq);
+    }
+  }
+  return tally;
+}
+
+/**
  * Checks the output of a pass-through (or chain) run over seeds 0..expected-1, less the `deadLettered`
  * ones (which must not be output at all). A re-read of the same partition+offset (a reader that
  * rebalanced) is not a duplicate; the same sequence at two offsets is.
@@ -81,19 +105,11 @@ export function checkOutput(
     lastPerKey.set(r.key, Math.max(prevKey ?? -1, r.seq));
     lastPerPartition.set(r.partition, Math.max(prevPart ?? -1, r.seq));
   }
-  let duplicates = 0;
-  let lost = 0;
-  for (let i = 0; i < expected; i += 1) {
-    if (deadLettered.has(i)) continue;
-    const c = count.get(i) ?? 0;
-    if (c === 0) {
-      lost += 1;
-      if (samples.lost.length < SAMPLE) samples.lost.push(i);
-    } else if (c > 1) {
-      duplicates += c - 1;
-      if (samples.duplicates.length < SAMPLE) samples.duplicates.push(i);
-    }
-  }
+  const wanted = Array.from({ length: expected }, (_, i) => i).filter((i) => !deadLettered.has(i));
+  const once = tallyOnce(wanted, count);
+  samples.lost = once.missingSamples;
+  samples.duplicates = once.duplicateSamples;
+  const { duplicates, missing: lost } = once;
   return { expected, received, duplicates, lost, reordered, abortedVisible, unexpected, samples };
 }
 
@@ -142,18 +158,10 @@ export function checkDeadLetters(
       if (samples.wrongKind.length < SAMPLE) samples.wrongKind.push(`${r.seq}:${r.errorKind ?? 'none'}`);
     }
   }
-  let duplicates = 0;
-  let missing = 0;
-  for (const seq of poison) {
-    const c = count.get(seq) ?? 0;
-    if (c === 0) {
-      missing += 1;
-      if (samples.missing.length < SAMPLE) samples.missing.push(seq);
-    } else if (c > 1) {
-      duplicates += c - 1;
-      if (samples.duplicates.length < SAMPLE) samples.duplicates.push(seq);
-    }
-  }
+  const once = tallyOnce(poison, count);
+  samples.missing = once.missingSamples;
+  samples.duplicates = once.duplicateSamples;
+  const { duplicates, missing } = once;
   return {
     expected: poison.size,
     received: byPosition.size,

@@ -47,8 +47,15 @@ async function poolOf(env: NodeJS.ProcessEnv): Promise<unknown> {
   const line = await new Promise<string>((resolve) =>
     createInterface({ input: child.stdout }).once('line', resolve),
   );
-  // Threads blocked in open() are joined at exit: give each FIFO a writer so the probe can end.
-  for (const f of fifos) writeFileSync(f, 'x');
+  // Threads blocked in open() are joined at exit: give each FIFO a writer so the probe can end. Once
+  // the last open() returned, the probe may exit before a write: EPIPE then only says it is gone.
+  for (const f of fifos) {
+    try {
+      writeFileSync(f, 'x');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EPIPE') throw e;
+    }
+  }
   await exited(child);
   return JSON.parse(line);
 }

@@ -4,6 +4,7 @@ import type { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
 import { createReadCommittedReader, type RecordReader } from '../../../src/kafka/read-committed-reader.ts';
 import { uniqueTopic } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { longOr } from '../../helpers/long-run.ts';
 import { createTopics, seed } from '../../support/pipeline-harness.ts';
 
 let bootstrap: string;
@@ -16,8 +17,8 @@ const RECORDS = 50;
 const READERS = 60;
 // Longer than the test broker's broker.session.timeout.ms (5 s): its own controller fences it.
 const PAUSE_MS = 12_000;
-/** Rounds of pause-and-create before the test admits it stranded nothing. */
-const MAX_ROUNDS = 4;
+/** Rounds of pause-and-create before the test admits it stranded nothing (each costs ~20 s). */
+const MAX_ROUNDS = longOr(1, 4);
 
 /** Reads until every record is in (or the deadline); returns how many distinct and total. */
 async function readAll(reader: RecordReader): Promise<{ distinct: number; total: number }> {

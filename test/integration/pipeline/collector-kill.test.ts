@@ -4,12 +4,15 @@ import { after, before, test } from 'node:test';
 import { createAdmin } from '../../../src/kafka/admin.ts';
 import { decodeBatch, pipelineTopic, type Batch } from '../../../src/stages/index.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { longOr } from '../../helpers/long-run.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { exited } from '../../support/spawn-worker.ts';
 import { pipelineTestConfig, produceLines, readUntil, resetBroker } from './support.ts';
 
-const LINES = 12_000;
-const CHUNKS = 4;
+const LINES = longOr(6_000, 12_000);
+/** Kills of the collector, each after it sent batches of a fresh chunk of the input. */
+const KILLS = longOr(1, 2);
+const CHUNKS = KILLS + 2;
 
 let bootstrap: string;
 const children: ChildProcess[] = [];
@@ -50,7 +53,7 @@ function runCollector(configPath: string): ChildProcess {
   return child;
 }
 
-test('collector killed -9 mid-batch twice and restarted as a separate process: the batches downstream hold every valid line exactly once', async () => {
+test(`collector killed -9 mid-batch (${KILLS}x) and restarted as a separate process: the batches downstream hold every valid line exactly once`, async () => {
   const { config, path } = pipelineTestConfig({
     bootstrap,
     clickhousePort: 1,
@@ -63,7 +66,7 @@ test('collector killed -9 mid-batch twice and restarted as a separate process: t
   const input = pipelineTopic(config, 'logserver_to_collector', 'dga_collector');
   const output = pipelineTopic(config, 'batch_sender_to_prefilter', 'dga_prefilter');
   const all = Array.from({ length: LINES }, (_, i) => line(i));
-  const chunk = LINES / CHUNKS;
+  const chunk = Math.ceil(LINES / CHUNKS);
   const subnetKey = (_: unknown, i: number) => `10.9.${(i % 12).toString()}.0_24`;
   const admin = createAdmin(bootstrap);
   const produced = async () =>
@@ -79,7 +82,7 @@ test('collector killed -9 mid-batch twice and restarted as a separate process: t
       timeoutMs: 60_000,
       message: 'topics created',
     });
-    for (let kill = 1; kill <= 2; kill += 1) {
+    for (let kill = 1; kill <= KILLS; kill += 1) {
       const before = await produced();
       await feed();
       await waitFor(async () => (await produced()) > before, {

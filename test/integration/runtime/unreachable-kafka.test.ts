@@ -1,23 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { createProducer } from '../../../src/kafka/producer.ts';
 import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { passThroughStage, testKafkaOptions } from '../../support/pipeline-harness.ts';
-
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      for (const l of chunk.toString().split('\n'))
-        if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
-      cb();
-    },
-  });
-  return { log: pino({ level: 'info' }, sink), lines };
-}
+import { captureLog } from '../../helpers/capture-log.ts';
 
 async function closedPort(): Promise<number> {
   const s = createServer();
@@ -29,7 +17,7 @@ async function closedPort(): Promise<number> {
 
 /** Starts a worker against `bootstrap`; returns its first line naming the address, and when it came. */
 async function firstWords(bootstrap: string) {
-  const { log, lines } = capture();
+  const { log, lines } = captureLog();
   const worker = new TransactionalWorker({
     stage: passThroughStage('in', 'out'),
     instanceId: 'w0',
@@ -58,6 +46,34 @@ async function firstWords(bootstrap: string) {
   }
 }
 
+/** Starts a bare producer against `bootstrap`; returns its first connection warning and when it came. */
+async function firstConnectionWarning(bootstrap: string) {
+  const { log, lines } = captureLog();
+  const t0 = Date.now();
+  const producer = createProducer(
+    {
+      bootstrapServers: bootstrap,
+      clientId: 'unreachable',
+      transactionTimeoutMs: 10_000,
+      messageTimeoutMs: 5_000,
+      apiTimeoutMs: 5_000,
+    },
+    log,
+  );
+  const connecting = producer.connect(5_000).catch(() => undefined);
+  try {
+    await waitFor(() => lines.some((l) => l.event === 'kafka-unreachable'), {
+      timeoutMs: 5_000,
+      message: 'a connection warning',
+    });
+    const line = lines.find((l) => l.event === 'kafka-unreachable')!;
+    return { line, afterMs: Date.now() - t0, problem: producer.connectionProblem?.() };
+  } finally {
+    await connecting;
+    await producer.close(1_000);
+  }
+}
+
 describe('a worker whose Kafka cannot be reached says why, naming the address', () => {
   test('a host name that does not resolve', async () => {
     const { line, afterMs, notReady } = await firstWords('no-such-host.invalid:9092');
@@ -74,5 +90,32 @@ describe('a worker whose Kafka cannot be reached says why, naming the address', 
     assert.ok(afterMs < 1_000, `named after ${afterMs} ms`);
     assert.match(notReady, new RegExp(`127\\.0\\.0\\.1:${port}`));
     assert.doesNotMatch(notReady, /_RESOLVE/);
+  });
+});
+
+// The worker's words above come from its start-up check; these come from librdkafka's own failed
+// attempts, as a client (here a bare producer) sees them while the address stays unreachable.
+describe('an unreachable bootstrap server is named with its cause (real librdkafka client)', () => {
+  test('a host name that does not resolve: _RESOLVE with the address, within a second', async () => {
+    const { line, afterMs, problem } = await firstConnectionWarning('no-such-host.invalid:9092');
+    assert.match(
+      String(line.msg),
+      /host name does not resolve \(_RESOLVE\): bootstrap no-such-host\.invalid:9092/,
+    );
+    assert.ok(afterMs < 1_000, `first warning after ${afterMs} ms`);
+    assert.equal(problem?.code, '_RESOLVE');
+    assert.equal(problem?.address, 'no-such-host.invalid:9092');
+  });
+
+  test('a closed port: _TRANSPORT with the address and the refusal, within a second', async () => {
+    const port = await closedPort();
+    const { line, afterMs, problem } = await firstConnectionWarning(`127.0.0.1:${port}`);
+    assert.match(
+      String(line.msg),
+      new RegExp(`cannot connect \\(_TRANSPORT\\): bootstrap 127\\.0\\.0\\.1:${port}`),
+    );
+    assert.match(String((line.err as { message: string }).message), /refused/i);
+    assert.ok(afterMs < 1_000, `first warning after ${afterMs} ms`);
+    assert.equal(problem?.code, '_TRANSPORT');
   });
 });

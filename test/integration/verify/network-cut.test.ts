@@ -7,23 +7,28 @@ import { NetworkNamespace } from '../../../src/dev/network-namespace.ts';
 import { projectRoot } from '../../../src/dev/paths.ts';
 import { runScenario } from '../../../src/verify/run-scenario.ts';
 import type { Scenario } from '../../../src/verify/scenario.ts';
-import { holdFault } from '../../../src/verify/scenarios.ts';
+import { longOr } from '../../helpers/long-run.ts';
+import { holdFault } from '../../../src/verify/schedule.ts';
 
 /** Its own cluster: the run-wide one has no listener for the namespace. */
 const DATA_DIR = join(projectRoot, 'var', 'test', 'kafka-netns');
 const BASE_PORT = 49092;
 const unavailable = NetworkNamespace.unavailableReason();
 
-/** The network-cut scenario with shorter cuts: past the session timeout (6 s), then past the API timeout (10 s). */
+/**
+ * The network-cut scenario with shorter cuts. By default one cut past both the session timeout (6 s)
+ * and the API timeout (10 s); in test:long one past the session timeout only, then one past both.
+ */
+const CUTS_S = longOr([12], [4, 20]);
 const shortCuts: Scenario = {
   name: 'network-cut-short',
-  description: 'cut the workers off the broker for 4 s, then for 20 s',
+  description: `cut the workers off the broker for ${CUTS_S.join(' s, then for ')} s`,
   needs: 'local-1',
   workersInNamespace: true,
   abortRatio: 1 / 3,
-  loadSeconds: () => 40,
+  loadSeconds: () => longOr(25, 40),
   run: async (ctx) => {
-    for (const s of [4, 20]) {
+    for (const s of CUTS_S) {
       await ctx.fault('network-cut', `workers <-> broker ${s} s`, () =>
         holdFault(
           s * 1000,
@@ -55,7 +60,7 @@ describe('hamstring verify: network cut between workers and broker', { skip: una
     rmSync(DATA_DIR, { recursive: true, force: true });
   });
 
-  test('2,000 records through 2 workers in a network namespace survive 4 s and 20 s cuts, with 1-in-3 aborts, exactly once', async () => {
+  test(`2,000 records through 2 workers in a network namespace survive ${CUTS_S.join(' s and ')} s cuts, with 1-in-3 aborts, exactly once`, async () => {
     const report = await runScenario(shortCuts, {
       bootstrap: cluster.bootstrapServers,
       cluster,
@@ -73,7 +78,7 @@ describe('hamstring verify: network cut between workers and broker', { skip: una
     });
     const summary = JSON.stringify({ ...report, final: undefined, concurrent: undefined });
     assert.equal(namespace.isCut, false);
-    assert.equal(report.faults.length, 2, summary);
+    assert.equal(report.faults.length, CUTS_S.length, summary);
     assert.deepEqual(report.problems, [], summary);
     assert.equal(report.duplicates, 0, summary);
     assert.equal(report.lost, 0, summary);

@@ -1,30 +1,17 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
-import { pino } from 'pino';
-import { Writable } from 'node:stream';
 import { bootstrapAddresses, checkBootstrap } from '../../../src/kafka/bootstrap-check.ts';
 import { classifyKafkaError } from '../../../src/kafka/classify.ts';
 import { ConnectionWatch, hasBrokerUp } from '../../../src/kafka/connection-watch.ts';
 import { code } from '../../../src/kafka/error-codes.ts';
-
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      for (const l of chunk.toString().split('\n'))
-        if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
-      cb();
-    },
-  });
-  return { log: pino({ level: 'info' }, sink), lines };
-}
+import { captureLog } from '../../helpers/capture-log.ts';
 
 const stats = (state: string) => JSON.stringify({ brokers: { 'b:9092/1': { source: 'learned', state } } });
 
 describe('ConnectionWatch', () => {
   it('logs the first failed attempt at once with the bootstrap address and the cause, and clears when a broker is up', () => {
-    const { log, lines } = capture();
+    const { log, lines } = captureLog();
     let now = 1_000;
     const listeners: ((e: { message: string }) => void)[] = [];
     const watch = new ConnectionWatch({
@@ -58,7 +45,7 @@ describe('ConnectionWatch', () => {
   });
 
   it('ignores errors that are not about the connection', () => {
-    const { log, lines } = capture();
+    const { log, lines } = captureLog();
     const watch = new ConnectionWatch({ bootstrapServers: 'k:9092', clientId: 'c', log });
     assert.equal(watch.error(classifyKafkaError({ code: code('UNKNOWN_MEMBER_ID') }, 'client')), false);
     assert.equal(watch.problem(), undefined);

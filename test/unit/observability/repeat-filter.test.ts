@@ -1,22 +1,13 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { pino } from 'pino';
 import { repeatLimitHooks } from '../../../src/observability/logger.ts';
 import { RepeatFilter } from '../../../src/observability/repeat-filter.ts';
+import { captureLog } from '../../helpers/capture-log.ts';
 
 /** A pino logger with the repeat limit over a manual clock, writing parsed lines into `lines`. */
 function capture(intervalMs: number) {
   let now = 0;
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      for (const l of chunk.toString().split('\n'))
-        if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
-      cb();
-    },
-  });
-  const log = pino({ level: 'debug', hooks: repeatLimitHooks(intervalMs, () => now) }, sink);
+  const { log, lines } = captureLog({ level: 'debug', hooks: repeatLimitHooks(intervalMs, () => now) });
   return { log, lines, advance: (ms: number) => (now += ms) };
 }
 

@@ -1,48 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { code } from '../../../src/kafka/error-codes.ts';
-import { silentLogger } from '../../../src/observability/logger.ts';
-import { TransactionalWorker, type Stage, type WorkerOptions } from '../../../src/runtime/index.ts';
-import { FakeClock, FakeKafka, FakeTopic, raw } from '../../support/worker-fakes.ts';
+import type { WorkerOptions } from '../../../src/runtime/index.ts';
+import { fakeWorker } from '../../support/fake-worker.ts';
+import { raw } from '../../support/worker-fakes.ts';
 
-const IN = 'span-in';
-const OUT = 'span-out';
-
-const copyStage: Stage = {
-  name: 'span.copy',
-  inputTopics: [IN],
-  outputTopics: [OUT],
-  process: (records) => ({
-    outputs: records.map((r) => ({ topic: OUT, key: r.key, value: r.value, source: r })),
-  }),
-};
+const NAMES = { stage: 'span.copy', input: 'span-in', output: 'span-out' };
 
 function setUp(records: number, commitInterval: WorkerOptions['commitInterval']) {
-  const kafka = new FakeKafka(new FakeTopic(IN, records), [OUT]);
-  const clock = new FakeClock();
-  const worker = new TransactionalWorker({
-    stage: copyStage,
-    instanceId: '0',
-    mode: 'exactly-once',
-    batch: { size: 10, timeoutMs: 10 },
-    ...(commitInterval ? { commitInterval } : {}),
-    kafka: {
-      bootstrapServers: 'fake:9092',
-      groupProtocol: 'classic',
-      assignmentStrategy: 'cooperative-sticky',
-      sessionTimeoutMs: 10_000,
-      heartbeatIntervalMs: 1_000,
-      maxPollIntervalMs: 60_000,
-      transactionTimeoutMs: 60_000,
-      messageTimeoutMs: 30_000,
-      apiTimeoutMs: 5_000,
-      commitRetryTimeoutMs: 5_000,
-    },
-    clients: kafka.clients(),
-    clock,
-    log: silentLogger(),
-  });
-  return { kafka, clock, worker };
+  return fakeWorker(NAMES, records, commitInterval ? { commitInterval } : {});
 }
 
 const values = (records: { value?: Buffer | string | null }[]) => records.map((r) => String(r.value));

@@ -3,52 +3,21 @@ import { describe, it } from 'node:test';
 import { classifyKafkaError } from '../../../src/kafka/classify.ts';
 import { code } from '../../../src/kafka/error-codes.ts';
 import { KafkaError } from '../../../src/kafka/kafka-error.ts';
-import { silentLogger } from '../../../src/observability/logger.ts';
-import { TransactionalWorker, type Stage, type WorkerOptions } from '../../../src/runtime/index.ts';
-import { FakeClock, FakeKafka, FakeTopic, raw } from '../../support/worker-fakes.ts';
+import type { WorkerOptions } from '../../../src/runtime/index.ts';
+import { fakeWorker } from '../../support/fake-worker.ts';
+import { raw } from '../../support/worker-fakes.ts';
 
 const IN = 'loop-in';
-const OUT = 'loop-out';
-
-const copyStage: Stage = {
-  name: 'loop.copy',
-  inputTopics: [IN],
-  outputTopics: [OUT],
-  process: (records) => ({
-    outputs: records.map((r) => ({ topic: OUT, key: r.key, value: r.value, source: r })),
-  }),
-};
 
 type Recovery = Parameters<NonNullable<NonNullable<WorkerOptions['hooks']>['onRecovery']>>[0];
 
 function setUp(records = 3, extra: Partial<WorkerOptions> = {}) {
-  const kafka = new FakeKafka(new FakeTopic(IN, records), [OUT]);
-  const clock = new FakeClock();
   const recoveries: Recovery[] = [];
-  const worker = new TransactionalWorker({
-    stage: copyStage,
-    instanceId: '0',
-    mode: 'exactly-once',
-    batch: { size: 10, timeoutMs: 10 },
-    kafka: {
-      bootstrapServers: 'fake:9092',
-      groupProtocol: 'classic',
-      assignmentStrategy: 'cooperative-sticky',
-      sessionTimeoutMs: 10_000,
-      heartbeatIntervalMs: 1_000,
-      maxPollIntervalMs: 60_000,
-      transactionTimeoutMs: 60_000,
-      messageTimeoutMs: 30_000,
-      apiTimeoutMs: 5_000,
-      commitRetryTimeoutMs: 5_000,
-    },
-    clients: kafka.clients(),
-    clock,
-    log: silentLogger(),
+  const setup = fakeWorker({ stage: 'loop.copy', input: IN, output: 'loop-out' }, records, {
     hooks: { onRecovery: (info) => recoveries.push(info) },
     ...extra,
   });
-  return { kafka, clock, worker, recoveries };
+  return { ...setup, recoveries };
 }
 
 function kafkaError(kind: 'authorization' | 'config', name: string): KafkaError {
