@@ -19,6 +19,8 @@ export interface Peer {
   streamsIntervalMs?: Record<number, number>;
   /** runtime, exactly-once: the commit interval (one transaction spans the batches of this long). */
   commitIntervalMs?: number;
+  /** runtime, exactly-once: the commit interval in records (the spanning committer at a fixed size). */
+  commitIntervalRecords?: number;
   /** runtime: librdkafka properties of this peer only, over the run's (an A/B variant). */
   consumerOverrides?: Record<string, string>;
   producerOverrides?: Record<string, string>;
@@ -46,13 +48,23 @@ export function variantPeers(
   return modes.map((mode): Peer => {
     const eos = mode !== 'alo';
     const interval = mode === 'interval' ? commitIntervalMs : undefined;
+    // `span`: one batch per transaction, but through the spanning committer, whose commit runs
+    // while the next batch is fetched.
+    const spanRecords = mode === 'span' ? batch : undefined;
+    const kind = mode === 'interval' ? 'eos-interval' : mode === 'span' ? 'eos-span' : mode;
+    const what = interval
+      ? `, commit interval ${interval} ms`
+      : spanRecords
+        ? `, commit interval ${spanRecords} records`
+        : '';
     return {
-      id: `runtime-${mode === 'interval' ? 'eos-interval' : mode}@${id}`,
-      label: `runtime ${eos ? 'exactly-once' : 'at-least-once'}, batch ${batch}${interval ? `, commit interval ${interval} ms` : ''}, ${id}`,
+      id: `runtime-${kind}@${id}`,
+      label: `runtime ${eos ? 'exactly-once' : 'at-least-once'}, batch ${batch}${what}, ${id}`,
       kind: 'runtime',
       mode: eos ? 'exactly-once' : 'at-least-once',
       batchSize: batch,
       ...(interval === undefined ? {} : { commitIntervalMs: interval }),
+      ...(spanRecords === undefined ? {} : { commitIntervalRecords: spanRecords }),
       consumerOverrides,
       producerOverrides,
     };
@@ -130,6 +142,9 @@ export function startPeer(peer: Peer, run: PeerRun): ChildProcess {
         batchSize: peer.batchSize ?? 500,
         batchTimeoutMs: run.batchTimeoutMs,
         ...(peer.commitIntervalMs === undefined ? {} : { commitIntervalMs: peer.commitIntervalMs }),
+        ...(peer.commitIntervalRecords === undefined
+          ? {}
+          : { commitIntervalRecords: peer.commitIntervalRecords }),
         consumerOverrides: { ...run.consumerOverrides, ...peer.consumerOverrides },
         producerOverrides: { ...run.producerOverrides, ...peer.producerOverrides },
       };

@@ -19,6 +19,8 @@ export interface RuntimePeerConfig {
   batchTimeoutMs: number;
   /** The stage's commit_interval_ms; absent: one transaction per batch. */
   commitIntervalMs?: number;
+  /** The stage's commit interval in records; absent: no record bound. */
+  commitIntervalRecords?: number;
   consumerOverrides: Record<string, string>;
   producerOverrides: Record<string, string>;
 }
@@ -38,7 +40,14 @@ const worker = new TransactionalWorker({
     producerOverrides: cfg.producerOverrides,
   }),
   batch: { size: cfg.batchSize, timeoutMs: cfg.batchTimeoutMs },
-  ...(cfg.commitIntervalMs === undefined ? {} : { commitInterval: { maxMs: cfg.commitIntervalMs } }),
+  ...(cfg.commitIntervalMs === undefined && cfg.commitIntervalRecords === undefined
+    ? {}
+    : {
+        commitInterval: {
+          ...(cfg.commitIntervalMs === undefined ? {} : { maxMs: cfg.commitIntervalMs }),
+          ...(cfg.commitIntervalRecords === undefined ? {} : { maxRecords: cfg.commitIntervalRecords }),
+        },
+      }),
   log: createLogger({ bench: cfg.group }, 2),
 });
 process.once('SIGTERM', () => {

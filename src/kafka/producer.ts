@@ -49,6 +49,12 @@ export interface ProducerPort {
   flush(timeoutMs: number): Promise<void>;
   /** Counts since the last beginTransaction (or creation), and the first delivery error seen. */
   tally(): TransactionTally;
+  /**
+   * Resolves true once every record produced since beginTransaction has its delivery report in the
+   * tally, false if one is still missing after `timeoutMs`. Reports reach JavaScript after the
+   * native flush returns, on the client's next poll.
+   */
+  reportsIn?(timeoutMs: number): Promise<boolean>;
   /** Why the client cannot reach Kafka right now (since when, which address), if it cannot. */
   connectionProblem?(): ConnectionProblem | undefined;
   /**
@@ -170,6 +176,12 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
         'kafka: delivery failed',
       );
   });
+  // Registered after the counting listener, so it sees the tally that includes the report.
+  const reportWaiters = new Set<() => void>();
+  const reported = () => tally.delivered + tally.failed + tally.purged >= tally.produced;
+  native.on('delivery-report', () => {
+    if (reportWaiters.size > 0 && reported()) for (const wake of [...reportWaiters]) wake();
+  });
   const connection = new ConnectionWatch({
     bootstrapServers: settings.bootstrapServers,
     clientId: settings.clientId,
@@ -281,6 +293,24 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
     abortTransaction: () => bounded('abort-transaction', (t, cb) => native.abortTransaction(t, cb)),
     flush: (timeoutMs) => settled('produce', (finish) => native.flush(timeoutMs, finish)),
     tally: () => ({ ...tally, refused: [...tally.refused] }),
+    reportsIn(timeoutMs) {
+      if (reported()) return Promise.resolve(true);
+      try {
+        // Hands the reports librdkafka holds to JavaScript now rather than at the next poll interval.
+        native.poll();
+      } catch {
+        // Not connected: the timeout answers.
+      }
+      return new Promise<boolean>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          reportWaiters.delete(done);
+          resolve(reported());
+        };
+        const timer = setTimeout(done, timeoutMs);
+        reportWaiters.add(done);
+      });
+    },
     connectionProblem: () => connection.problem(),
     async whenIdle(timeoutMs) {
       const deadline = Date.now() + timeoutMs;

@@ -125,5 +125,6 @@ export interface WorkerHooks {
   beforeSendOffsets?(info: CommitInfo): Promise<void> | void;
   /** Offsets sent (or, at least once, outputs flushed), commit not yet called. */
   beforeCommit?(info: CommitInfo): Promise<void> | void;
+  /** The commit returned. It may run while the next batch is fetched, always before that batch is processed. */
   afterCommit?(info: CommitInfo): Promise<void> | void;
 }

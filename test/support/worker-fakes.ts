@@ -185,7 +185,9 @@ export class FakeProducer implements ProducerPort {
     return Promise.resolve();
   }
   tally(): DeliveryTally & { firstError?: KafkaError; refused: KafkaError[] } {
-    return { produced: this.produced.length, delivered: 0, purged: 0, failed: 0, refused: [] };
+    // A fake record is delivered once produced: there is no broker to refuse it.
+    const n = this.produced.length;
+    return { produced: n, delivered: n, purged: 0, failed: 0, refused: [] };
   }
   deliveredOffsets(): ReadonlyMap<string, number> {
     return new Map();

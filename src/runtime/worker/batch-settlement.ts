@@ -101,6 +101,8 @@ export async function settleBatch(
   if (!committed) return;
   if (plan.forwards.length > 0) ctx.metrics.retries.inc({ error_kind: 'retry-topic' }, plan.forwards.length);
   for (const x of plan.deadLetters) ctx.metrics.deadLetters.inc({ error_kind: x.kind });
+  // A hold rewinds its partition past this batch's committed records: only once the commit held.
+  if (plan.retries.length > 0) await d.committer.settle?.();
   for (const r of plan.keep) ctx.failures.forget(r);
   for (const r of plan.retries) {
     ctx.holds.hold(r.partition, r.offset, now + r.delayMs);

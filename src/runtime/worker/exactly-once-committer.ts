@@ -12,8 +12,12 @@ import {
 } from '../refused-outputs.ts';
 import { nextOffsets, partitionsOf } from '../batch-offsets.ts';
 import type { StageOutput } from '../stage.ts';
+import type { CommitInfo } from '../worker-options.ts';
 import { checkDeclaredTopics, commitInfo, recordCommit, type Committer } from './committer.ts';
 import type { WorkerContext } from './worker-context.ts';
+
+/** How long a commit waits for delivery reports before it takes the path that does not need them. */
+const REPORTS_WAIT_MS = 200;
 
 /**
  * One transaction per batch: outputs, dead letters and input offsets commit together or not at all.
@@ -22,6 +26,9 @@ import type { WorkerContext } from './worker-context.ts';
  * its records is aborted here and thrown as `RefusedOutputs`, naming the input records they came from.
  */
 export class ExactlyOnceCommitter implements Committer {
+  /** The commit call still under way while the loop fetches the next batch ({@link settle}). */
+  #committing: Promise<void> | undefined;
+
   constructor(
     private readonly ctx: WorkerContext,
     private readonly stale: {
@@ -38,6 +45,7 @@ export class ExactlyOnceCommitter implements Committer {
   ): Promise<boolean> {
     const ctx = this.ctx;
     checkDeclaredTopics(ctx, outputs);
+    await this.settle();
     const info = commitInfo(epoch, records, outputs, deadLetters);
     const s = ctx.session;
     const t0 = ctx.clock.now();
@@ -57,6 +65,18 @@ export class ExactlyOnceCommitter implements Committer {
       const { failures, unattributed } = attributeRefused(own.length > 0 ? own : refused, produced, records);
       throw new RefusedOutputs(failures, unattributed);
     }
+  }
+
+  /** Waits for the commit under way, if any; rejects with its error (the transaction is then still open). */
+  async settle(): Promise<void> {
+    const committing = this.#committing;
+    this.#committing = undefined;
+    await committing;
+  }
+
+  /** Nothing spans batches here: a clean stop only waits for the commit under way. */
+  flush(): Promise<void> {
+    return this.settle();
   }
 
   /**
@@ -139,6 +159,10 @@ export class ExactlyOnceCommitter implements Committer {
     }
     await s.retryInPlace('send-offsets', () => s.producer.sendOffsets(nextOffsets(records), s.consumer));
     await ctx.hooks.beforeCommit?.(info);
+    if (await this.#mayCommitBehind(info)) {
+      this.#commitBehind(produced.length, info, t0);
+      return true;
+    }
     ctx.stores?.committing();
     await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
     ctx.txnOpen = false;
@@ -146,5 +170,44 @@ export class ExactlyOnceCommitter implements Committer {
     recordCommit(ctx, produced.length, t0);
     await ctx.hooks.afterCommit?.(info);
     return true;
+  }
+
+  /**
+   * Whether the commit call may run while the loop fetches the next batch: only once every record of
+   * the transaction is delivered without error (a refusal still takes the path above, which names
+   * the records), and only for a plain batch: a state store learns of its commit synchronously, and
+   * dead letters and retry-topic forwards have bookkeeping that assumes the commit held.
+   */
+  async #mayCommitBehind(info: CommitInfo): Promise<boolean> {
+    const ctx = this.ctx;
+    if (ctx.stores !== undefined || info.deadLetters > 0) return false;
+    const producer = ctx.session.producer;
+    try {
+      await producer.flush(ctx.o.kafka.apiTimeoutMs);
+    } catch {
+      return false;
+    }
+    if (producer.reportsIn && !(await producer.reportsIn(REPORTS_WAIT_MS))) return false;
+    const t = producer.tally();
+    return t.failed === 0 && t.purged === 0 && t.delivered >= t.produced;
+  }
+
+  /**
+   * Starts the commit (all records delivered, so only EndTxn is left) and returns: the coordinator's
+   * round trip overlaps the next consume, and the loop's settle() surfaces a failure before that
+   * batch is processed, so the recovery aborts and rewinds and the batch is discarded.
+   */
+  #commitBehind(produced: number, info: CommitInfo, t0: number): void {
+    const ctx = this.ctx;
+    const s = ctx.session;
+    const committing = (async () => {
+      await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
+      ctx.txnOpen = false;
+      recordCommit(ctx, produced, t0);
+      await ctx.hooks.afterCommit?.(info);
+    })();
+    // Surfaced by settle(); until then the rejection is not unhandled.
+    committing.catch(() => undefined);
+    this.#committing = committing;
   }
 }

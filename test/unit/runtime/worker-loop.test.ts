@@ -39,6 +39,37 @@ describe('the worker loop, one step at a time on fake clients', () => {
     await worker.stop();
   });
 
+  it('a commit that fails while the next batch is fetched is recovered before that batch is processed: no loss, no duplicate', async () => {
+    const firsts: string[] = [];
+    const { kafka, worker, recoveries } = setUp(20, {
+      stage: {
+        ...copyStage,
+        process: (records) => {
+          firsts.push(String(records[0]!.value));
+          return copyStage.process(records, undefined as never);
+        },
+      },
+    });
+    kafka.nextProducerFaults.push({ commitTransaction: raw(code('_FAIL'), 'commit exploded') });
+    await worker.start({ loop: false });
+    await worker.step();
+    assert.equal(recoveries.length, 0, 'the commit runs on while the step returns');
+    await worker.step();
+    assert.deepEqual(
+      recoveries.map((r) => r.action),
+      ['rewind'],
+    );
+    assert.deepEqual(firsts, ['v0'], 'the batch fetched meanwhile was discarded, not processed');
+    for (let i = 0; i < 3; i += 1) await worker.step();
+    assert.deepEqual(firsts, ['v0', 'v0', 'v10']);
+    assert.equal(kafka.topic.committed, 20);
+    assert.deepEqual(
+      kafka.producers.flatMap((p) => p.committedOutputs).map((r) => String(r.value)),
+      Array.from({ length: 20 }, (_, i) => `v${i}`),
+    );
+    await worker.stop();
+  });
+
   it('a consumer error of kind membership leads to a consumer reset at the next step', async () => {
     const { kafka, worker, recoveries } = setUp(0);
     await worker.start({ loop: false });
@@ -170,8 +201,11 @@ describe('the worker loop, one step at a time on fake clients', () => {
     kafka.nextProducerFaults.push({ commitTransaction: boom() });
     await worker.start({ loop: false });
     const producer = kafka.producers[0]!;
+    // Each commit runs while the next step fetches; its failure is recovered from in that step.
     await worker.step();
     producer.faults.commitTransaction = boom();
+    await worker.step();
+    await worker.step();
     await worker.step();
     assert.deepEqual(
       recoveries.map((r) => r.action),
@@ -179,6 +213,7 @@ describe('the worker loop, one step at a time on fake clients', () => {
     );
     assert.equal(worker.status().state, 'recovering');
     producer.faults.commitTransaction = boom();
+    await worker.step();
     await worker.step();
     const s = worker.status();
     assert.equal(s.state, 'failed');
