@@ -153,7 +153,7 @@ export class DashboardData {
     };
   }
 
-  async alerts(opts: { host?: string; limit: number }): Promise<AlertView[]> {
+  async alerts(opts: { host?: string; since?: number; limit: number }): Promise<AlertView[]> {
     return (await this.reader.rows(this.queries.alerts(opts))).map(alertView);
   }
 
@@ -161,8 +161,9 @@ export class DashboardData {
     return (await this.reader.rows(this.queries.alertsAfter(after, limit))).map(alertView);
   }
 
-  async totals(): Promise<Totals> {
-    return totalsOf((await this.reader.rows(this.queries.totals()))[0] ?? {});
+  /** Totals since the tables were created, or of the rows stamped at or after `since` (epoch ms). */
+  async totals(since?: number): Promise<Totals> {
+    return totalsOf((await this.reader.rows(this.queries.totals(since)))[0] ?? {});
   }
 
   async currentFill(): Promise<{ stage: string; entryType: string; n: number }[]> {
