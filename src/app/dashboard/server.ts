@@ -11,6 +11,7 @@ import { ClickHouseReader } from './clickhouse-reader.ts';
 import { DashboardData } from './dashboard-data.ts';
 import { DashboardQueries } from './dashboard-queries.ts';
 import { MetricsHistory } from './metrics-history.ts';
+import { DASHBOARD_PAGES, pageDocument } from './pages.ts';
 import type { MetricsSource } from './metrics-source.ts';
 
 /** Options of {@link startDashboard}. */
@@ -72,13 +73,7 @@ const VENDOR: Record<string, string> = {
   '/vendor/uPlot.esm.js': require.resolve('uplot/dist/uPlot.esm.js'),
   '/vendor/uPlot.min.css': require.resolve('uplot/dist/uPlot.min.css'),
 };
-const PAGES: Record<string, string> = {
-  '/': 'pipeline.html',
-  '/alerts': 'alerts.html',
-  '/host': 'host.html',
-};
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
 };
@@ -129,6 +124,11 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     const route = routes[url.pathname];
     if (route)
       return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(await route(url.searchParams)));
+    const page = DASHBOARD_PAGES.find((p) => p.path === url.pathname);
+    if (page) {
+      const main = await readFile(PUBLIC_DIR + page.main, 'utf8');
+      return send(res, 200, 'text/html; charset=utf-8', pageDocument(page, main));
+    }
     const file = VENDOR[url.pathname] ?? publicFile(url.pathname);
     if (file === undefined) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
     const type = TYPES[extname(file)] ?? 'application/octet-stream';
@@ -187,10 +187,8 @@ function shared<T>(run: () => Promise<T>, maxAgeMs: number): () => Promise<T> {
   };
 }
 
-/** `/static/<name>` and the page paths map into the public folder; nothing else (no `..`). */
+/** `/static/<name>` maps into the public folder; nothing else (no `..`). */
 function publicFile(pathname: string): string | undefined {
-  const page = PAGES[pathname];
-  if (page) return PUBLIC_DIR + page;
   const m = /^\/static\/([a-z0-9-]+\.(?:js|css))$/.exec(pathname);
   return m ? PUBLIC_DIR + m[1] : undefined;
 }
