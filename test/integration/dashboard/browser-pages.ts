@@ -60,6 +60,7 @@ export async function chartHasData(page: Page, id: string, timeoutMs = 20_000): 
   return Number(await page.locator(`#${id}`).getAttribute('data-points'));
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: new URL(name, SCREENSHOTS).pathname, fullPage: true });
+/** Saves the whole page, or only what the 1440x900 window shows (a long page, for a picture). */
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
+  await page.screenshot({ path: new URL(name, SCREENSHOTS).pathname, fullPage });
 }
