@@ -57,7 +57,7 @@ export function dashboardOptionsFromConfig(
     windowMs: config.dashboard.window_minutes * 60_000,
     clickhouse: {
       url: `http://${host}:${server.port}`,
-      database: extra.database ?? 'default',
+      database: extra.database ?? server.database,
       connectTimeoutMs: connector.connect_timeout_seconds * 1000,
       requestTimeoutMs: connector.operation_timeout_seconds * 1000,
     },

@@ -99,7 +99,7 @@ export const upCommand: Command = {
         const drain = await pipeline.drainAgent({ timeoutMs: AGENT_DRAIN_MS });
         io.out(
           drain.drained
-            ? `up: monitoring agent drained (${drain.waitedMs} ms)`
+            ? `up: monitoring agent drained (${drain.waitedMs} ms${drain.behind.length > 0 ? `; ${drain.behind.length} partitions end in aborted transactions` : ''})`
             : `up: monitoring agent not drained after ${drain.waitedMs} ms (${drain.behind.length} partitions behind); the summary may miss their rows`,
         );
         io.out(await views.finish());

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { partitionsBehind, type PartitionProgress } from '../../../src/app/agent-drain.ts';
+import { partitionsBehind, QuietWatch, type PartitionProgress } from '../../../src/app/agent-drain.ts';
 
 const p = (low: number, high: number, committed: number, partition = 0): PartitionProgress => ({
   topic: 'clickhouse_alerts',
@@ -23,4 +23,13 @@ test('a partition read to its last transaction marker, or empty, is drained; one
     behind.map((x) => x.partition),
     [4, 5],
   );
+});
+
+test('partitions behind count as drained once they stood still for the quiet time, not while they move', () => {
+  const watch = new QuietWatch(8000);
+  assert.equal(watch.quiet([p(0, 20, 10)], 0), false);
+  assert.equal(watch.quiet([p(0, 20, 15)], 5000), false, 'moved: the agent is still reading');
+  assert.equal(watch.quiet([p(0, 20, 15)], 12_000), false);
+  assert.equal(watch.quiet([p(0, 20, 15)], 13_000), true, 'still for 8 s: an aborted tail');
+  assert.equal(watch.quiet([p(0, 21, 15), p(0, 20, 15, 1)], 14_000), false, 'another partition behind');
 });
