@@ -26,7 +26,7 @@ export const dashboardCommand: Command = {
       .filter((u) => u !== '');
     for (const url of urls)
       if (!URL.canParse(url)) throw new Error(`--metrics: expected http URLs, got ${JSON.stringify(url)}`);
-    const log = createLogger({ component: 'dashboard' });
+    const log = createLogger();
     const dashboard = await startDashboard(
       dashboardOptionsFromConfig(config, { log, ...(urls.length > 0 ? { metricsSources: urls } : {}) }),
     );
