@@ -46,6 +46,17 @@ export class DashboardBrowser {
   }
 }
 
+/** The pipeline page's charts, each of which must show data once lines flowed. */
+export const PIPELINE_CHARTS = [
+  'chart-volume',
+  'chart-stage-lines',
+  'chart-latency',
+  'chart-fill',
+  'chart-records',
+  'chart-lag',
+  'chart-txn',
+];
+
 /** Page-side expression: the non-empty points the chart panel counted (the pages set data-points). */
 export const points = (id: string) =>
   `Number(document.getElementById(${JSON.stringify(id)})?.dataset.points ?? 0)`;

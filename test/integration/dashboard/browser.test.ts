@@ -6,6 +6,7 @@ import { silentLogger } from '../../../src/observability/logger.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import {
   chartHasData,
+  PIPELINE_CHARTS,
   DashboardBrowser,
   points,
   screenshot,
@@ -55,16 +56,7 @@ describe('dashboard in a real browser', { skip }, () => {
 
   test('the pipeline page charts throughput, latency, fill levels, lag and transactions with data', async () => {
     const page = await open('/');
-    for (const id of [
-      'chart-volume',
-      'chart-stage-lines',
-      'chart-latency',
-      'chart-fill',
-      'chart-records',
-      'chart-lag',
-      'chart-txn',
-    ])
-      assert.ok((await chartHasData(page, id)) > 0, id);
+    for (const id of PIPELINE_CHARTS) assert.ok((await chartHasData(page, id)) > 0, id);
     await page.locator('#workers-table tr').nth(3).waitFor();
     assert.equal(await page.locator('#workers-table tr').count(), 4, 'one row per stage');
     assert.equal(

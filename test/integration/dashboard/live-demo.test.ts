@@ -7,7 +7,13 @@ import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { pipelineTestConfig, resetBroker } from '../pipeline/support.ts';
-import { chartHasData, DashboardBrowser, screenshot, skipWithoutChromium as skip } from './browser-pages.ts';
+import {
+  chartHasData,
+  DashboardBrowser,
+  PIPELINE_CHARTS,
+  screenshot,
+  skipWithoutChromium as skip,
+} from './browser-pages.ts';
 
 /** A small demo: four DGA-infected hosts among 24, alerts within seconds (1 s batch timeout). */
 // Longer than the test: it stops the demo with Ctrl-C once the pages are checked.
@@ -96,16 +102,7 @@ describe('the live demo (hamstring up --demo) in a real browser', { skip }, () =
     });
     const open = await browser.open('/');
     const { page } = open;
-    for (const id of [
-      'chart-volume',
-      'chart-stage-lines',
-      'chart-latency',
-      'chart-fill',
-      'chart-records',
-      'chart-lag',
-      'chart-txn',
-    ])
-      assert.ok((await chartHasData(page, id)) > 0, id);
+    for (const id of PIPELINE_CHARTS) assert.ok((await chartHasData(page, id)) > 0, id);
     // The line-to-alert latency needs the alert's lineage rows: every stage, then the alert.
     await page.waitForFunction(
       `[...document.querySelectorAll('#latency-table tr td:first-child')].some((td) => td.textContent === 'alert')`,

@@ -152,9 +152,9 @@ test('on a terminal the frame is redrawn in place and the cursor comes back at t
   assert.match(visible(frames[1]!), /HAMSTRING {2}running/);
 });
 
-test('the alert cursor returns each alert once, also when several share a millisecond', async () => {
-  const stored: AlertView[] = [alert('a', 10), alert('b', 20), alert('c', 20)];
-  const data = {
+/** `alertsAfter` over a list the test changes: the alerts after a time, oldest first, a page of them. */
+function alertStore(stored: AlertView[]) {
+  return {
     alertsAfter: (after: number, limit: number) =>
       Promise.resolve(
         stored
@@ -163,6 +163,11 @@ test('the alert cursor returns each alert once, also when several share a millis
           .slice(0, limit),
       ),
   };
+}
+
+test('the alert cursor returns each alert once, also when several share a millisecond', async () => {
+  const stored: AlertView[] = [alert('a', 10), alert('b', 20), alert('c', 20)];
+  const data = alertStore(stored);
   const cursor = new AlertCursor(data, 2);
   assert.deepEqual(
     (await cursor.next()).map((x) => x.host),
@@ -199,15 +204,7 @@ test('the alert cursor skips alerts before `since` and holds an alert back until
     alert('b', 20, { detector: '' }),
     alert('c', 30),
   ];
-  const data = {
-    alertsAfter: (after: number, limit: number) =>
-      Promise.resolve(
-        stored
-          .filter((x) => x.time > after)
-          .sort((x, y) => x.time - y.time)
-          .slice(0, limit),
-      ),
-  };
+  const data = alertStore(stored);
   let now = 1_000;
   const cursor = new AlertCursor(data, 10, { since: 10, detectorGraceMs: 5_000, now: () => now });
   assert.deepEqual(
