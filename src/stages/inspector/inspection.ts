@@ -59,7 +59,7 @@ export function inspect(
     suspicious: anomalous / rows > inspector.anomaly_threshold,
     rows,
     anomalous,
-    next: { seenUntil: series.start + rows * series.width, states },
+    next: { seenUntil: series.start + series.counts.length * series.width, states },
   };
 }
 
