@@ -84,15 +84,14 @@ export async function startDemoViews(o: {
       new DashboardQueries(options.clickhouse.database),
       undefined,
       options.windowMs ?? 15 * 60_000,
+      options.onlyDetector,
     );
-  const detectors = o.config.pipeline.data_analysis.map((d) => d.name);
   let view: TerminalView | undefined = startTerminalView({
     source: pipelineSnapshotSource({
       metricsSources,
       data,
       linesIn: () => o.feed.sent(),
       alertsSince: since,
-      ...(detectors.length === 1 ? { onlyDetector: detectors[0] } : {}),
     }),
     ...(o.out ? { out: o.out } : {}),
     onError: (e) =>

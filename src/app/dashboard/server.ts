@@ -28,6 +28,8 @@ export interface DashboardOptions {
   refreshMs?: number;
   /** How far back charts look; default 15 minutes. */
   windowMs?: number;
+  /** The one detector configured, if there is only one: names the detector of every alert at once. */
+  onlyDetector?: string;
   log: Logger;
 }
 
@@ -63,6 +65,9 @@ export function dashboardOptionsFromConfig(
     },
     log: extra.log,
     ...(extra.metricsSources ? { metricsSources: extra.metricsSources } : {}),
+    ...(config.pipeline.data_analysis.length === 1
+      ? { onlyDetector: config.pipeline.data_analysis[0]!.name }
+      : {}),
   };
 }
 
@@ -97,6 +102,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     new DashboardQueries(options.clickhouse.database),
     history,
     windowMs,
+    options.onlyDetector,
   );
   const routes: Record<string, (q: URLSearchParams) => Promise<unknown>> = {
     '/api/config': () => Promise.resolve({ refreshMs, windowMs, metrics: history !== undefined }),

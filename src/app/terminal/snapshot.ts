@@ -43,8 +43,6 @@ export interface SnapshotSourceOptions {
   scrapeTimeoutMs?: number;
   /** Only alerts stamped at or after this (epoch ms): the run's own. Default: every alert. */
   alertsSince?: number;
-  /** The only detector configured, if there is one (see {@link AlertCursorOptions.onlyDetector}). */
-  onlyDetector?: string;
 }
 
 /**
@@ -55,7 +53,6 @@ export function pipelineSnapshotSource(opts: SnapshotSourceOptions): SnapshotSou
   const alerts = opts.data
     ? new AlertCursor(opts.data, 500, {
         ...(opts.alertsSince !== undefined ? { since: opts.alertsSince } : {}),
-        ...(opts.onlyDetector !== undefined ? { onlyDetector: opts.onlyDetector } : {}),
       })
     : undefined;
   const openBatches =
@@ -93,14 +90,9 @@ export interface AlertCursorOptions {
   /** Alerts stamped before this (epoch ms) are never returned: an earlier run's. Default: all. */
   since?: number;
   /**
-   * The one detector configured, if there is only one: every alert is then its own, so an alert
-   * whose detector is not known yet names it at once.
-   */
-  onlyDetector?: string;
-  /**
    * An alert's detector comes from the suspicious batch's row at the detector stage, which the
    * monitoring agent may insert well after the alert's row (another topic, read in other batches).
-   * Without `onlyDetector`, an alert without it is held back (with the alerts after it, to keep
+   * An alert without it (several detectors configured; with one, `alertView` names it) is held back (with the alerts after it, to keep
    * the order) until it has one or is this old; default 15000 ms.
    */
   detectorGraceMs?: number;
@@ -112,7 +104,6 @@ export class AlertCursor {
   #after: number;
   #atBoundary = new Set<string>();
   readonly #graceMs: number;
-  readonly #onlyDetector: string | undefined;
   readonly #now: () => number;
 
   constructor(
@@ -122,7 +113,6 @@ export class AlertCursor {
   ) {
     this.#after = o.since ?? 0;
     this.#graceMs = o.detectorGraceMs ?? 15_000;
-    this.#onlyDetector = o.onlyDetector;
     this.#now = o.now ?? Date.now;
   }
 
@@ -130,10 +120,7 @@ export class AlertCursor {
     // `after - 1` re-reads the boundary millisecond, whose alerts seen already are filtered; the
     // page grows by them so they never fill it.
     const rows = await this.data.alertsAfter(this.#after - 1, this.pageSize + this.#atBoundary.size);
-    const only = this.#onlyDetector;
-    const unseen = rows
-      .filter((a) => !(a.time === this.#after && this.#atBoundary.has(alertKey(a))))
-      .map((a) => (a.detector === '' && only !== undefined ? { ...a, detector: only } : a));
+    const unseen = rows.filter((a) => !(a.time === this.#after && this.#atBoundary.has(alertKey(a))));
     const now = this.#now();
     const waiting = unseen.findIndex((a) => a.detector === '' && now - a.time < this.#graceMs);
     const fresh = waiting === -1 ? unseen : unseen.slice(0, waiting);
