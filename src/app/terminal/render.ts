@@ -58,6 +58,7 @@ const CONDITION_LABELS: Record<string, string> = {
   repeated_recovery_after_revoke: 'recovery-loop',
   aborts_while_lag_grows: 'aborts+lag-grows',
   no_commit_while_input_arrives: 'no-commit',
+  not_ready: 'NOT READY',
 };
 
 function stageLine(r: StageRow, color: boolean): string {

@@ -63,6 +63,7 @@ test('a frame shows every stage with its active conditions and the latest alerts
     stages: [
       stage('log_collection.collector', { lag: 12, commits: 40 }),
       stage('data_analysis.detector', { alerts: { ...stage('x').alerts, aborts_while_lag_grows: 1 } }),
+      stage('data_inspection.inspector', { ready: 0 }),
     ],
     alerts: [
       alert('10.0.0.5', 60_000, { domains: Array.from({ length: 30 }, (_, i) => `d${i}.example.com`) }),
@@ -77,6 +78,11 @@ test('a frame shows every stage with its active conditions and the latest alerts
   assert.match(
     frame.find((l) => l.startsWith('detector'))!,
     /aborts\+lag-grows$/,
+  );
+  assert.match(
+    frame.find((l) => l.startsWith('inspector'))!,
+    /NOT READY$/,
+    'a failed worker stays listed',
   );
   const line = frame.find((l) => l.includes('10.0.0.5'))!;
   assert.match(line, /10\.0\.0\.5\s+0\.910\s+conficker \(dga_detector\)\s+d0\.example\.com/);
