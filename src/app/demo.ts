@@ -66,7 +66,13 @@ export async function startDemoViews(o: {
   feed: TrafficFeed;
   log: Logger;
   out?: ViewOutput;
+  /**
+   * When this run began (epoch ms; default now): the view and the summary count only alerts and
+   * batches from then on, as the tables also hold earlier runs.
+   */
+  since?: number;
 }): Promise<DemoViews> {
+  const since = o.since ?? Date.now();
   const metricsSources: MetricsSource[] = o.pipeline.stages.workers.map((w) => workerMetricsSource(w));
   const options = dashboardOptionsFromConfig(o.config, { log: o.log, metricsSources });
   const dashboard = o.config.dashboard.enabled ? await startDashboard(options) : undefined;
@@ -78,9 +84,15 @@ export async function startDemoViews(o: {
       new DashboardQueries(options.clickhouse.database),
       undefined,
       options.windowMs ?? 15 * 60_000,
+      options.onlyDetector,
     );
   let view: TerminalView | undefined = startTerminalView({
-    source: pipelineSnapshotSource({ metricsSources, data, linesIn: () => o.feed.sent() }),
+    source: pipelineSnapshotSource({
+      metricsSources,
+      data,
+      linesIn: () => o.feed.sent(),
+      alertsSince: since,
+    }),
     ...(o.out ? { out: o.out } : {}),
     onError: (e) =>
       o.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'terminal view: snapshot failed'),
@@ -95,6 +107,7 @@ export async function startDemoViews(o: {
         data,
         truth: groundTruth(o.config, o.feed.truth),
         linesIn: o.feed.sent(),
+        since,
       });
       return formatSummary(summary);
     },

@@ -35,7 +35,7 @@ export interface MonitoringAgentOptions {
   topicPrefix?: string;
   /** Default `<prefix>dlt` (`clickhouse_dlt`). */
   deadLetterTopic?: string;
-  /** Default `default`. */
+  /** Default `environment.monitoring.clickhouse_server.database` (`default`). */
   database?: string;
   /** Default: every monitoring table (TABLES). */
   tables?: readonly TableDef[];
@@ -146,7 +146,7 @@ class Agent implements MonitoringAgent {
     const host = server.hostname.includes(':') ? `[${server.hostname}]` : server.hostname;
     this.#target = {
       url: o.clickhouseUrl ?? `http://${host}:${server.port}`,
-      database: o.database ?? 'default',
+      database: o.database ?? server.database,
       connectTimeoutMs: connector.connect_timeout_seconds * 1000,
       requestTimeoutMs: connector.operation_timeout_seconds * 1000,
       ...(o.clickhouseUser !== undefined ? { username: o.clickhouseUser } : {}),

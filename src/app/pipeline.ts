@@ -2,6 +2,7 @@ import { bootstrapServers, type HamstringConfig } from '../config/index.ts';
 import { ensureMonitoringTopics } from '../monitoring/topics.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Stage } from '../runtime/index.ts';
+import { drainMonitoringAgent, type DrainResult } from './agent-drain.ts';
 import { AT_LEAST_ONCE_KINDS, buildComponentStage } from './builtin-stages.ts';
 import {
   startMonitoringAgent,
@@ -35,6 +36,13 @@ export interface RunningPipeline {
   readonly topics: readonly string[];
   /** Resolves when every stage worker has stopped; true when one failed. */
   readonly done: Promise<boolean>;
+  /** Stops the stage workers (their last transactions commit); the agent keeps running. */
+  stopStages(): Promise<void>;
+  /**
+   * Waits until the agent has put every monitoring row written so far into ClickHouse (after
+   * `stopStages`, that is all of them), at most `timeoutMs`.
+   */
+  drainAgent(o: { timeoutMs: number; signal?: AbortSignal }): Promise<DrainResult>;
   /** Stops the stages first (their last transactions commit), then the agent, then the shared resources. */
   stop(): Promise<void>;
 }
@@ -74,9 +82,11 @@ export async function startPipeline(o: StartPipelineOptions): Promise<RunningPip
       ...(o.env ? { env: o.env } : {}),
     });
     const started = agent;
+    let stoppingStages: Promise<void> | undefined;
     let stopping: Promise<void> | undefined;
+    const stopStages = () => (stoppingStages ??= running.stop());
     const stopAll = async () => {
-      await running.stop();
+      await stopStages();
       await started.stop();
       await resources.close();
     };
@@ -86,6 +96,13 @@ export async function startPipeline(o: StartPipelineOptions): Promise<RunningPip
       agent: started,
       topics,
       done: running.done,
+      stopStages,
+      drainAgent: (d) =>
+        drainMonitoringAgent({
+          bootstrap: bootstrapServers(config),
+          ...(o.agent?.groupId !== undefined ? { groupId: o.agent.groupId } : {}),
+          ...d,
+        }),
       stop: () => (stopping ??= stopAll()),
     };
   } catch (e) {

@@ -17,8 +17,13 @@ export const commands: Record<string, CommandEntry> = {
     load: async () => (await import('./commands/run.ts')).runCommand,
   },
   up: {
-    summary: 'start local Kafka (1 node) and ClickHouse, wait until both are ready',
+    summary:
+      'run every stage and the monitoring agent in one process (--demo: traffic, dashboard, live view)',
     load: async () => (await import('./commands/up.ts')).upCommand,
+  },
+  dashboard: {
+    summary: "serve the web dashboard over ClickHouse and the workers' /metrics endpoints",
+    load: async () => (await import('./commands/dashboard.ts')).dashboardCommand,
   },
   'dev kafka start': {
     summary: 'start (or attach to) a local Kafka cluster of 1 or 3 nodes',

@@ -135,6 +135,11 @@ export const environmentSchema = z
       clickhouse_server: z.strictObject({
         hostname: nonEmptyString(),
         port: port().default(8123),
+        /** Where the agent writes and the dashboard reads; created when missing. */
+        database: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a ClickHouse identifier ([A-Za-z_][A-Za-z0-9_]*)')
+          .default('default'),
       }),
     }),
     kafka_consumer: kafkaConsumerSchema.prefault({}),

@@ -44,7 +44,12 @@ function pick(result: unknown, keys: readonly string[]): string {
   return '';
 }
 
-export function alertView(row: Row): AlertView {
+/**
+ * An alert row as the pages show it. `onlyDetector`: the one detector configured, whose alerts every
+ * alert is; it names the detector of an alert whose suspicious batch's row at the detector stage
+ * has not reached ClickHouse yet (the agent reads that table's topic in other batches).
+ */
+export function alertView(row: Row, onlyDetector = ''): AlertView {
   const result = str(row.result);
   let parsed: unknown;
   try {
@@ -56,7 +61,7 @@ export function alertView(row: Row): AlertView {
     host: str(row.client_ip),
     time: num(row.alert_timestamp),
     score: num(row.overall_score),
-    detector: str(row.detector) || pick(parsed, DETECTOR_KEYS),
+    detector: str(row.detector) || pick(parsed, DETECTOR_KEYS) || onlyDetector,
     family: pick(parsed, FAMILY_KEYS),
     domains: parseDomains(str(row.domain_names)),
     result,

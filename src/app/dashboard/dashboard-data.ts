@@ -88,6 +88,8 @@ export class DashboardData {
     private readonly queries: DashboardQueries,
     private readonly metrics: MetricsHistory | undefined,
     private readonly windowMs: number,
+    /** The one detector configured, if there is only one (see `alertView`). */
+    private readonly onlyDetector = '',
   ) {}
 
   async pipeline(now = Date.now()): Promise<PipelineData> {
@@ -153,16 +155,19 @@ export class DashboardData {
     };
   }
 
-  async alerts(opts: { host?: string; limit: number }): Promise<AlertView[]> {
-    return (await this.reader.rows(this.queries.alerts(opts))).map(alertView);
+  async alerts(opts: { host?: string; since?: number; limit: number }): Promise<AlertView[]> {
+    return (await this.reader.rows(this.queries.alerts(opts))).map((r) => alertView(r, this.onlyDetector));
   }
 
   async alertsAfter(after: number, limit: number): Promise<AlertView[]> {
-    return (await this.reader.rows(this.queries.alertsAfter(after, limit))).map(alertView);
+    return (await this.reader.rows(this.queries.alertsAfter(after, limit))).map((r) =>
+      alertView(r, this.onlyDetector),
+    );
   }
 
-  async totals(): Promise<Totals> {
-    return totalsOf((await this.reader.rows(this.queries.totals()))[0] ?? {});
+  /** Totals since the tables were created, or of the rows stamped at or after `since` (epoch ms). */
+  async totals(since?: number): Promise<Totals> {
+    return totalsOf((await this.reader.rows(this.queries.totals(since)))[0] ?? {});
   }
 
   async currentFill(): Promise<{ stage: string; entryType: string; n: number }[]> {

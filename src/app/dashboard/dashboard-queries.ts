@@ -43,18 +43,24 @@ export class DashboardQueries {
     return qualified(this.database, dedupViewName(name));
   }
 
-  /** Totals since the tables were created: one row. */
-  totals(): string {
-    const count = (t: TableName) => `(SELECT count() FROM ${this.dedup(t)})`;
+  /**
+   * Totals since the tables were created, or of the rows stamped at or after `since` (one run of
+   * `hamstring up --demo` among earlier ones in the same tables): one row.
+   */
+  totals(since?: SqlInt): string {
+    const after = (col: string) => (since === undefined ? '' : ` WHERE ${col} >= ${sql(since)}`);
+    const count = (t: TableName, col: string) => `(SELECT count() FROM ${this.dedup(t)}${after(col)})`;
+    const uniq = (what: string, t: TableName, col: string) =>
+      `(SELECT uniqExact(${what}) FROM ${this.table(t)}${after(col)})`;
     return [
       'SELECT',
-      `  ${count('server_logs')} AS lines_in,`,
-      `  ${count('loglines')} AS lines_valid,`,
-      `  ${count('failed_loglines')} AS lines_failed,`,
-      `  (SELECT uniqExact(batch_id) FROM ${this.table('batch_timestamps')}) AS batches,`,
-      `  (SELECT uniqExact(suspicious_batch_id) FROM ${this.table('suspicious_batch_timestamps')}) AS suspicious_batches,`,
-      `  ${count('alerts')} AS alerts,`,
-      `  (SELECT uniqExact(client_ip) FROM ${this.table('alerts')}) AS alerted_hosts`,
+      `  ${count('server_logs', 'timestamp_in')} AS lines_in,`,
+      `  ${count('loglines', 'timestamp')} AS lines_valid,`,
+      `  ${count('failed_loglines', 'timestamp_failed')} AS lines_failed,`,
+      `  ${uniq('batch_id', 'batch_timestamps', 'timestamp')} AS batches,`,
+      `  ${uniq('suspicious_batch_id', 'suspicious_batch_timestamps', 'timestamp')} AS suspicious_batches,`,
+      `  ${count('alerts', 'alert_timestamp')} AS alerts,`,
+      `  ${uniq('client_ip', 'alerts', 'alert_timestamp')} AS alerted_hosts`,
     ].join('\n');
   }
 
@@ -193,11 +199,16 @@ export class DashboardQueries {
 
   /**
    * The latest alerts, newest first, optionally of one host: rows `{client_ip, alert_timestamp,
-   * suspicious_batch_id, overall_score, domain_names, result, detector}`. The detector is the
+   * suspicious_batch_id, overall_score, domain_names, result, detector}`, optionally only those
+   * stamped at or after `since` (epoch ms). The detector is the
    * instance that recorded the suspicious batch at a detector stage (alerts carry no detector column).
    */
-  alerts(opts: { host?: string; limit: number }): string {
-    const where = opts.host === undefined ? '' : `WHERE client_ip = ${stringLiteral(opts.host)}`;
+  alerts(opts: { host?: string; since?: number; limit: number }): string {
+    const conditions = [
+      ...(opts.host === undefined ? [] : [`client_ip = ${stringLiteral(opts.host)}`]),
+      ...(opts.since === undefined ? [] : [`alert_timestamp >= ${Math.trunc(opts.since)}`]),
+    ];
+    const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
     return [
       'SELECT client_ip, alert_timestamp, suspicious_batch_id, overall_score, domain_names, result, detector FROM',
       `(SELECT client_ip, alert_timestamp, suspicious_batch_id, overall_score, domain_names, result FROM ${this.dedup('alerts')} ${where} ORDER BY alert_timestamp DESC LIMIT ${Math.trunc(opts.limit)})`,

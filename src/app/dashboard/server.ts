@@ -11,6 +11,7 @@ import { ClickHouseReader } from './clickhouse-reader.ts';
 import { DashboardData } from './dashboard-data.ts';
 import { DashboardQueries } from './dashboard-queries.ts';
 import { MetricsHistory } from './metrics-history.ts';
+import { DASHBOARD_PAGES, pageDocument } from './pages.ts';
 import type { MetricsSource } from './metrics-source.ts';
 
 /** Options of {@link startDashboard}. */
@@ -27,6 +28,8 @@ export interface DashboardOptions {
   refreshMs?: number;
   /** How far back charts look; default 15 minutes. */
   windowMs?: number;
+  /** The one detector configured, if there is only one: names the detector of every alert at once. */
+  onlyDetector?: string;
   log: Logger;
 }
 
@@ -56,12 +59,15 @@ export function dashboardOptionsFromConfig(
     windowMs: config.dashboard.window_minutes * 60_000,
     clickhouse: {
       url: `http://${host}:${server.port}`,
-      database: extra.database ?? 'default',
+      database: extra.database ?? server.database,
       connectTimeoutMs: connector.connect_timeout_seconds * 1000,
       requestTimeoutMs: connector.operation_timeout_seconds * 1000,
     },
     log: extra.log,
     ...(extra.metricsSources ? { metricsSources: extra.metricsSources } : {}),
+    ...(config.pipeline.data_analysis.length === 1
+      ? { onlyDetector: config.pipeline.data_analysis[0]!.name }
+      : {}),
   };
 }
 
@@ -72,13 +78,7 @@ const VENDOR: Record<string, string> = {
   '/vendor/uPlot.esm.js': require.resolve('uplot/dist/uPlot.esm.js'),
   '/vendor/uPlot.min.css': require.resolve('uplot/dist/uPlot.min.css'),
 };
-const PAGES: Record<string, string> = {
-  '/': 'pipeline.html',
-  '/alerts': 'alerts.html',
-  '/host': 'host.html',
-};
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
 };
@@ -102,6 +102,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     new DashboardQueries(options.clickhouse.database),
     history,
     windowMs,
+    options.onlyDetector,
   );
   const routes: Record<string, (q: URLSearchParams) => Promise<unknown>> = {
     '/api/config': () => Promise.resolve({ refreshMs, windowMs, metrics: history !== undefined }),
@@ -129,6 +130,11 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     const route = routes[url.pathname];
     if (route)
       return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(await route(url.searchParams)));
+    const page = DASHBOARD_PAGES.find((p) => p.path === url.pathname);
+    if (page) {
+      const main = await readFile(PUBLIC_DIR + page.main, 'utf8');
+      return send(res, 200, 'text/html; charset=utf-8', pageDocument(page, main));
+    }
     const file = VENDOR[url.pathname] ?? publicFile(url.pathname);
     if (file === undefined) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
     const type = TYPES[extname(file)] ?? 'application/octet-stream';
@@ -187,10 +193,8 @@ function shared<T>(run: () => Promise<T>, maxAgeMs: number): () => Promise<T> {
   };
 }
 
-/** `/static/<name>` and the page paths map into the public folder; nothing else (no `..`). */
+/** `/static/<name>` maps into the public folder; nothing else (no `..`). */
 function publicFile(pathname: string): string | undefined {
-  const page = PAGES[pathname];
-  if (page) return PUBLIC_DIR + page;
   const m = /^\/static\/([a-z0-9-]+\.(?:js|css))$/.exec(pathname);
   return m ? PUBLIC_DIR + m[1] : undefined;
 }

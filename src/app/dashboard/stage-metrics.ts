@@ -28,9 +28,21 @@ export interface StageMetrics {
 
 const P = 'hamstring_worker_';
 
-/** Pipeline position of a stage name (full or short); unknown names sort last, by name. */
+/**
+ * Pipeline position of a stage name (full or short; `batch_handler` is the collector's batching,
+ * `alert` the alert that covered a line); unknown names sort last, by name.
+ */
 export function stageRank(stage: string): number {
-  const order = ['logserver', 'collector', 'prefilter', 'inspector', 'detector', 'alerter', 'monitoring'];
+  const order = [
+    'logserver',
+    'collector',
+    'batch_handler',
+    'prefilter',
+    'inspector',
+    'detector',
+    'alert',
+    'monitoring',
+  ];
   const i = order.findIndex((s) => stage.includes(s));
   return i === -1 ? order.length : i;
 }

@@ -32,10 +32,19 @@ function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 19);
 }
 
-/** An alert in one line: time, host, score, family, detector, as many domains as fit. */
+/**
+ * What found the alert: the family (or kind) the detector named and the detector, or the detector
+ * alone (the DGA model tells DGA names from benign ones, not one family from another).
+ */
+export function foundBy(a: Pick<AlertView, 'family' | 'detector'>): string {
+  if (a.family && a.detector) return `${a.family} (${a.detector})`;
+  return a.family || a.detector || '-';
+}
+
+/** An alert in one line: time, host, score, family and/or detector, as many domains as fit. */
 export function alertLine(a: AlertView, width: number, color = true): string {
   const s = color ? style : plain;
-  const rest = `  ${a.score.toFixed(3)}  ${pad(a.family || '-', 12)}  ${pad(a.detector || '-', 14)}  `;
+  const rest = `  ${a.score.toFixed(3)}  ${pad(foundBy(a), 26)}  `;
   const visible = 8 + 2 + 15 + rest.length;
   const domains = a.domains.join(', ');
   const room = Math.max(0, width - visible);
@@ -49,6 +58,7 @@ const CONDITION_LABELS: Record<string, string> = {
   repeated_recovery_after_revoke: 'recovery-loop',
   aborts_while_lag_grows: 'aborts+lag-grows',
   no_commit_while_input_arrives: 'no-commit',
+  not_ready: 'NOT READY',
 };
 
 function stageLine(r: StageRow, color: boolean): string {
@@ -89,7 +99,7 @@ export function renderFrame(m: ViewModel, width: number): string[] {
     ...(m.stages.length === 0 ? [s.dim('(no worker metrics yet)')] : m.stages.map((r) => stageLine(r, true))),
     '',
     s.dim(
-      `alerts (latest ${m.recentAlerts.length} of ${m.alertCount}, newest last): time, host, score, family, detector, domains`,
+      `alerts (latest ${m.recentAlerts.length} of ${m.alertCount}, newest last): time, host, score, found by (family, detector), domains`,
     ),
     ...(m.recentAlerts.length === 0 ? [s.dim('(none yet)')] : m.recentAlerts.map((a) => alertLine(a, width))),
     '',
@@ -133,5 +143,6 @@ export function statusLine(m: ViewModel): string {
 
 /** One alert as a log line. */
 export function plainAlertLine(a: AlertView): string {
-  return `[hamstring] ALERT host=${a.host} score=${a.score.toFixed(3)} family=${a.family || '-'} detector=${a.detector || '-'} domains=${a.domains.slice(0, 5).join(',')}`;
+  const family = a.family ? ` family=${a.family}` : '';
+  return `[hamstring] ALERT host=${a.host} score=${a.score.toFixed(3)}${family} detector=${a.detector || '-'} domains=${a.domains.slice(0, 5).join(',')}`;
 }

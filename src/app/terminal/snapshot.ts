@@ -41,6 +41,8 @@ export interface SnapshotSourceOptions {
   openBatches?: () => Promise<number | undefined>;
   /** Per scrape. Default 2000 ms. */
   scrapeTimeoutMs?: number;
+  /** Only alerts stamped at or after this (epoch ms): the run's own. Default: every alert. */
+  alertsSince?: number;
 }
 
 /**
@@ -48,7 +50,11 @@ export interface SnapshotSourceOptions {
  * every source (an unreachable one is skipped) and reads the alerts newer than those it returned.
  */
 export function pipelineSnapshotSource(opts: SnapshotSourceOptions): SnapshotSource {
-  const alerts = opts.data ? new AlertCursor(opts.data) : undefined;
+  const alerts = opts.data
+    ? new AlertCursor(opts.data, 500, {
+        ...(opts.alertsSince !== undefined ? { since: opts.alertsSince } : {}),
+      })
+    : undefined;
   const openBatches =
     opts.openBatches ??
     (opts.data ? fillLevelOpenBatches(opts.data) : () => Promise.resolve<number | undefined>(undefined));
@@ -80,26 +86,49 @@ function fillLevelOpenBatches(data: DashboardData): () => Promise<number | undef
   };
 }
 
+export interface AlertCursorOptions {
+  /** Alerts stamped before this (epoch ms) are never returned: an earlier run's. Default: all. */
+  since?: number;
+  /**
+   * An alert's detector comes from the suspicious batch's row at the detector stage, which the
+   * monitoring agent may insert well after the alert's row (another topic, read in other batches).
+   * An alert without it (several detectors configured; with one, `alertView` names it) is held back (with the alerts after it, to keep
+   * the order) until it has one or is this old; default 15000 ms.
+   */
+  detectorGraceMs?: number;
+  now?: () => number;
+}
+
 /** Reads alerts in arrival order, each once, even when several share a millisecond. */
 export class AlertCursor {
-  #after = 0;
+  #after: number;
   #atBoundary = new Set<string>();
+  readonly #graceMs: number;
+  readonly #now: () => number;
 
   constructor(
     private readonly data: Pick<DashboardData, 'alertsAfter'>,
     private readonly pageSize = 500,
-  ) {}
+    o: AlertCursorOptions = {},
+  ) {
+    this.#after = o.since ?? 0;
+    this.#graceMs = o.detectorGraceMs ?? 15_000;
+    this.#now = o.now ?? Date.now;
+  }
 
   async next(): Promise<AlertView[]> {
     // `after - 1` re-reads the boundary millisecond, whose alerts seen already are filtered; the
     // page grows by them so they never fill it.
     const rows = await this.data.alertsAfter(this.#after - 1, this.pageSize + this.#atBoundary.size);
-    const fresh = rows.filter((a) => !(a.time === this.#after && this.#atBoundary.has(alertKey(a))));
-    const last = rows.at(-1);
+    const unseen = rows.filter((a) => !(a.time === this.#after && this.#atBoundary.has(alertKey(a))));
+    const now = this.#now();
+    const waiting = unseen.findIndex((a) => a.detector === '' && now - a.time < this.#graceMs);
+    const fresh = waiting === -1 ? unseen : unseen.slice(0, waiting);
+    const last = fresh.at(-1);
     if (last) {
       if (last.time !== this.#after) this.#atBoundary = new Set();
       this.#after = last.time;
-      for (const a of rows) if (a.time === last.time) this.#atBoundary.add(alertKey(a));
+      for (const a of fresh) if (a.time === last.time) this.#atBoundary.add(alertKey(a));
     }
     return fresh;
   }

@@ -91,16 +91,22 @@ export function formatSummary(s: RunSummary): string {
 /**
  * The summary from the monitoring tables: batch and suspicious-batch counts and every alert from
  * ClickHouse, lines in from the caller (the generator knows what it sent; default: ClickHouse's
- * `server_logs`). Call it after the pipeline drained, so late alerts count.
+ * `server_logs`). Call it after the pipeline drained, so late alerts count. `since` (epoch ms)
+ * keeps to one run: the tables also hold earlier runs, whose infected hosts another seed or host
+ * count may make benign, so their alerts would read as false accusations.
  */
 export async function collectRunSummary(opts: {
   data: DashboardData;
   truth: GroundTruth;
   linesIn?: number;
   maxAlerts?: number;
+  since?: number;
 }): Promise<RunSummary> {
-  const totals = await opts.data.totals();
-  const alerts = await opts.data.alerts({ limit: opts.maxAlerts ?? 100_000 });
+  const totals = await opts.data.totals(opts.since);
+  const alerts = await opts.data.alerts({
+    limit: opts.maxAlerts ?? 100_000,
+    ...(opts.since !== undefined ? { since: opts.since } : {}),
+  });
   return summarizeRun({
     linesIn: opts.linesIn ?? totals.linesIn,
     batches: totals.batches,

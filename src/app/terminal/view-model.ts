@@ -11,7 +11,7 @@ export interface StageRow {
   commits: number;
   aborts: number;
   recoveries: number;
-  /** The runtime alert conditions active on any instance. */
+  /** The runtime alert conditions active on any instance, and `not_ready` when an instance is not ready. */
   conditions: string[];
 }
 
@@ -59,7 +59,11 @@ export class ViewState {
         commits: s.commits,
         aborts: s.aborts,
         recoveries: s.recoveries,
-        conditions: ALERT_CONDITIONS.filter((c) => s.alerts[c] > 0),
+        // A failed worker (e.g. one Kafka keeps refusing) stays in the process but is not ready.
+        conditions: [
+          ...(s.ready < s.instances ? ['not_ready'] : []),
+          ...ALERT_CONDITIONS.filter((c) => s.alerts[c] > 0),
+        ],
       };
     });
     this.#model = {

@@ -22,7 +22,7 @@ export const monitoringRunCommand: Command = {
     'Prints one "monitoring agent ready" line once it holds partitions; stops gracefully on SIGTERM/SIGINT',
     '(in-flight batch discarded uncommitted, consumer leaves the group). Logs go to stderr.',
     '--config        default $HAMSTRING_CONFIG, then ./config.yaml',
-    '--database      ClickHouse database of the tables; default "default"',
+    '--database      ClickHouse database of the tables; default environment.monitoring.clickhouse_server.database',
     '--topic-prefix  default clickhouse_',
     '--group         consumer group; default monitoring.agent (replicas share it and split the partitions)',
   ].join('\n'),

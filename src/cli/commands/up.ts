@@ -8,6 +8,8 @@ import { intOption, stringOption } from '../options.ts';
 import { startLocalServices } from '../local-services.ts';
 
 const DEMO_LOG = 'var/log/hamstring-up.log';
+/** How long the summary waits for the monitoring agent's last inserts. */
+const AGENT_DRAIN_MS = 30_000;
 
 export const upCommand: Command = {
   usage:
@@ -65,6 +67,7 @@ export const upCommand: Command = {
     let views: DemoViews | undefined;
     try {
       if (demo) {
+        const since = Date.now();
         feed = await startTrafficFeed({
           config,
           log,
@@ -74,7 +77,7 @@ export const upCommand: Command = {
           seed: intOption(values, 'seed', 0, 2 ** 31) ?? 1,
         });
         io.out(`up: feeding ${feed.topic} with generated traffic of ${feed.truth.length} hosts`);
-        views = await startDemoViews({ config, pipeline, feed, log });
+        views = await startDemoViews({ config, pipeline, feed, log, since });
         io.out(
           views.dashboard
             ? `up: dashboard at ${views.dashboard.url}`
@@ -90,7 +93,17 @@ export const upCommand: Command = {
       ]);
       io.out(`up: stopping (${ended === 'traffic' ? 'traffic done and drained' : ended})`);
       await feed?.stop();
-      if (views) io.out(await views.finish());
+      if (views) {
+        // The summary reads ClickHouse: first the stages' last transactions, then the agent's inserts.
+        await pipeline.stopStages();
+        const drain = await pipeline.drainAgent({ timeoutMs: AGENT_DRAIN_MS });
+        io.out(
+          drain.drained
+            ? `up: monitoring agent drained (${drain.waitedMs} ms${drain.behind.length > 0 ? `; ${drain.behind.length} partitions end in aborted transactions` : ''})`
+            : `up: monitoring agent not drained after ${drain.waitedMs} ms (${drain.behind.length} partitions behind); the summary may miss their rows`,
+        );
+        io.out(await views.finish());
+      }
       return await shutdown(pipeline, io);
     } finally {
       await views?.close();

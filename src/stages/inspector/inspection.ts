@@ -13,7 +13,7 @@ export interface SubnetModel {
 
 export interface Inspection {
   readonly suspicious: boolean;
-  /** Scored rows (bins) and how many scored >= score_threshold. */
+  /** Scored rows (bins from the batch's first new line on) and how many scored >= score_threshold. */
   readonly rows: number;
   readonly anomalous: number;
   /** The subnet's state after this batch (unchanged when nothing new was scored). */
@@ -26,8 +26,9 @@ export const MAX_BINS = 100_000;
 /**
  * Scores a batch with its subnet's model: the requests after the subnet's last scored bin are binned
  * (`time_range` x `time_type`), each bin row [count] or [count, mean size] is scored and learnt, and
- * the batch is suspicious when the share of rows scoring >= `score_threshold` exceeds
- * `anomaly_threshold`. Context lines scored with the previous batch are not scored twice.
+ * the batch is suspicious when the share of its rows scoring >= `score_threshold` exceeds
+ * `anomaly_threshold`; the empty bins before its first new line (the quiet time since the last
+ * batch) are learnt but are not rows of the batch. Context lines scored with the previous batch are not scored twice.
  */
 export function inspect(
   batch: Batch,
@@ -41,17 +42,24 @@ export function inspect(
   const series = binRequests(times, sizes, width, MAX_BINS, stored?.seenUntil);
   if (!series) return { suspicious: false, rows: 0, anomalous: 0, next: stored };
   const states = stored ? structuredClone(stored.states) : model.initial();
+  // The quiet bins since the subnet's last batch are learnt, but the verdict is the batch's own:
+  // counted among its rows, a pause of minutes (a restart) outnumbered any burst after it.
+  const own = Math.max(
+    0,
+    series.counts.findIndex((count) => count > 0),
+  );
   let anomalous = 0;
   for (let bin = 0; bin < series.counts.length; bin += 1) {
     const row = model.dims === 2 ? [series.counts[bin]!, series.meanSizes[bin]!] : [series.counts[bin]!];
-    if (model.scoreAndLearn(states, row) >= inspector.score_threshold) anomalous += 1;
+    const score = model.scoreAndLearn(states, row);
+    if (bin >= own && score >= inspector.score_threshold) anomalous += 1;
   }
-  const rows = series.counts.length;
+  const rows = series.counts.length - own;
   return {
     suspicious: anomalous / rows > inspector.anomaly_threshold,
     rows,
     anomalous,
-    next: { seenUntil: series.start + rows * series.width, states },
+    next: { seenUntil: series.start + series.counts.length * series.width, states },
   };
 }
 

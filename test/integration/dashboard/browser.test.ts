@@ -1,25 +1,26 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startDashboard, type Dashboard } from '../../../src/app/dashboard/index.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
+import {
+  chartHasData,
+  PIPELINE_CHARTS,
+  DashboardBrowser,
+  points,
+  screenshot,
+  skipWithoutChromium as skip,
+} from './browser-pages.ts';
 import { LiveWorkerMetrics } from './live-metrics.ts';
 import { STAGES, createDataset, dropDataset, type MonitoringDataset } from './monitoring-rows.ts';
-
-/** Debian's chromium (scripts/setup.sh installs it); playwright never downloads a browser here. */
-const CHROMIUM = process.env.HAMSTRING_CHROMIUM ?? '/usr/bin/chromium';
-const SCREENSHOTS = new URL('../../../var/screenshots/', import.meta.url);
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `chromium not installed at ${CHROMIUM} (apt-get install chromium, or run scripts/setup.sh)`;
 
 describe('dashboard in a real browser', { skip }, () => {
   let dataset: MonitoringDataset;
   let metrics: LiveWorkerMetrics;
   let dashboard: Dashboard;
-  let browser: Browser;
+  let browser: DashboardBrowser;
+  const pageErrors = new Map<Page, string[]>();
 
   before(async () => {
     const ch = await testClickHouse();
@@ -33,8 +34,7 @@ describe('dashboard in a real browser', { skip }, () => {
       windowMs: 5 * 60_000,
       log: silentLogger(),
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    mkdirSync(SCREENSHOTS, { recursive: true });
+    browser = await DashboardBrowser.launch(dashboard.url);
   });
 
   after(async () => {
@@ -45,48 +45,18 @@ describe('dashboard in a real browser', { skip }, () => {
   });
 
   async function open(path: string): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
-    await page.goto(new URL(path, dashboard.url).href);
-    // Page errors fail the test that opened the page, at its end.
-    (page as Page & { jsErrors: string[] }).jsErrors = errors;
+    const { page, errors } = await browser.open(path);
+    pageErrors.set(page, errors);
     return page;
   }
 
-  /** Page-side expression: the non-empty points the chart panel counted (the pages set data-points). */
-  const points = (id: string) =>
-    `Number(document.getElementById(${JSON.stringify(id)})?.dataset.points ?? 0)`;
-
   function jsErrors(page: Page): string[] {
-    return (page as Page & { jsErrors: string[] }).jsErrors;
-  }
-
-  /** Waits until the chart panel drew a canvas and counts non-empty points. */
-  async function chartHasData(page: Page, id: string): Promise<number> {
-    await page.waitForFunction(`${points(id)} > 0`, undefined, { timeout: 20_000 });
-    const canvas = page.locator(`#${id} canvas`);
-    assert.equal(await canvas.count(), 1, `${id} draws one canvas`);
-    const box = await canvas.boundingBox();
-    assert.ok(box && box.width > 200 && box.height > 100, `${id} canvas has a size: ${JSON.stringify(box)}`);
-    return Number(await page.locator(`#${id}`).getAttribute('data-points'));
+    return pageErrors.get(page) ?? [];
   }
 
   test('the pipeline page charts throughput, latency, fill levels, lag and transactions with data', async () => {
     const page = await open('/');
-    for (const id of [
-      'chart-volume',
-      'chart-stage-lines',
-      'chart-latency',
-      'chart-fill',
-      'chart-records',
-      'chart-lag',
-      'chart-txn',
-    ])
-      assert.ok((await chartHasData(page, id)) > 0, id);
+    for (const id of PIPELINE_CHARTS) assert.ok((await chartHasData(page, id)) > 0, id);
     await page.locator('#workers-table tr').nth(3).waitFor();
     assert.equal(await page.locator('#workers-table tr').count(), 4, 'one row per stage');
     assert.equal(
@@ -99,7 +69,7 @@ describe('dashboard in a real browser', { skip }, () => {
     assert.equal(await page.locator('#cards .card').first().locator('.value').textContent(), '120');
     // Let the metric charts gather a few more samples for the picture.
     await page.waitForFunction(`${points('chart-records')} >= 40`);
-    await page.screenshot({ path: new URL('pipeline.png', SCREENSHOTS).pathname, fullPage: true });
+    await screenshot(page, 'pipeline.png');
     assert.deepEqual(jsErrors(page), []);
     await page.close();
   });
@@ -129,7 +99,7 @@ describe('dashboard in a real browser', { skip }, () => {
       host,
       'newest first',
     );
-    await page.screenshot({ path: new URL('alerts.png', SCREENSHOTS).pathname, fullPage: true });
+    await screenshot(page, 'alerts.png');
 
     const infected = dataset.infected[0]!;
     await page.fill('#host', infected);
@@ -152,7 +122,7 @@ describe('dashboard in a real browser', { skip }, () => {
     assert.equal(await page.locator('#lines-body tr').count(), 20, 'all 20 lines of the host');
     assert.ok((await page.locator('#host-alerts tr').count()) > 0);
     assert.ok((await page.locator('#hosts a').count()) >= 6);
-    await page.screenshot({ path: new URL('host.png', SCREENSHOTS).pathname, fullPage: true });
+    await screenshot(page, 'host.png');
     assert.deepEqual(jsErrors(page), []);
     await page.close();
   });

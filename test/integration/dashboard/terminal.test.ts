@@ -54,8 +54,21 @@ describe('terminal snapshots and the run summary on a real ClickHouse', () => {
         result: '[]',
       },
     ]);
+    // Its detector comes from the suspicious batch's row at the detector stage; the view waits for it.
+    await dataset.insert('suspicious_batch_timestamps', [
+      {
+        suspicious_batch_id: 'late',
+        client_ip: '10.0.0.77',
+        stage: 'data_analysis.detector',
+        instance_name: 'dga_detector',
+        status: 'detected',
+        timestamp: dataset.now + 5_000,
+        is_active: false,
+        message_count: 3,
+      },
+    ]);
     // Queries are shared for half a refresh, so the new row shows at the latest one refresh later.
-    const arrived: { host: string; score: number; domains: string[] }[] = [];
+    const arrived: { host: string; score: number; domains: string[]; detector: string }[] = [];
     await waitFor(
       async () => {
         arrived.push(...(await source()).alerts);
@@ -65,8 +78,8 @@ describe('terminal snapshots and the run summary on a real ClickHouse', () => {
     );
     arrived.push(...(await source()).alerts);
     assert.deepEqual(
-      arrived.map((a) => [a.host, a.score, a.domains]),
-      [['10.0.0.77', 0.66, ['late.example']]],
+      arrived.map((a) => [a.host, a.score, a.domains, a.detector]),
+      [['10.0.0.77', 0.66, ['late.example'], 'dga_detector']],
     );
   });
 

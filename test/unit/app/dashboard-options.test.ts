@@ -34,4 +34,27 @@ test('dashboard options come from the dashboard section and the ClickHouse serve
       log: undefined,
     },
   );
+  const own = validateConfig(
+    {
+      environment: {
+        kafka_brokers: [{ hostname: 'kafka1', internal_port: 19092, external_port: 8097 }],
+        monitoring: { clickhouse_server: { hostname: 'ch', database: 'demo_1' } },
+      },
+    },
+    { env: {} },
+  );
+  assert.equal(dashboardOptionsFromConfig(own, { log }).clickhouse.database, 'demo_1');
+  assert.throws(
+    () =>
+      validateConfig(
+        {
+          environment: {
+            kafka_brokers: [{ hostname: 'k', internal_port: 1, external_port: 1 }],
+            monitoring: { clickhouse_server: { hostname: 'ch', database: 'x; DROP' } },
+          },
+        },
+        { env: {} },
+      ),
+    /environment\.monitoring\.clickhouse_server\.database/,
+  );
 });

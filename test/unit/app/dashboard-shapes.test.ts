@@ -26,6 +26,10 @@ test("an alert's family and detector come from its result when the lineage names
   const b = alertView({ client_ip: 'h', result: 'not json', detector: 'dga_detector' });
   assert.equal(b.detector, 'dga_detector');
   assert.equal(b.family, '');
+  const row = { client_ip: 'h', result: '[]', detector: '' };
+  assert.equal(alertView(row).detector, '', 'not known yet');
+  assert.equal(alertView(row, 'dga_detector').detector, 'dga_detector', 'the one detector configured');
+  assert.equal(alertView({ ...row, detector: 'other' }, 'dga_detector').detector, 'other');
 });
 
 test('series are aligned on a full bucket grid: counts fill with 0, latencies leave gaps', () => {

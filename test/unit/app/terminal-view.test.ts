@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AlertView } from '../../../src/app/dashboard/alert-view.ts';
 import { aggregateStageMetrics, type StageMetrics } from '../../../src/app/dashboard/stage-metrics.ts';
-import { renderFrame, truncateVisible } from '../../../src/app/terminal/render.ts';
+import { foundBy, plainAlertLine, renderFrame, truncateVisible } from '../../../src/app/terminal/render.ts';
 import { AlertCursor, type PipelineSnapshot } from '../../../src/app/terminal/snapshot.ts';
 import { formatSummary, summarizeRun } from '../../../src/app/terminal/summary.ts';
 import { startTerminalView } from '../../../src/app/terminal/terminal-view.ts';
@@ -63,6 +63,7 @@ test('a frame shows every stage with its active conditions and the latest alerts
     stages: [
       stage('log_collection.collector', { lag: 12, commits: 40 }),
       stage('data_analysis.detector', { alerts: { ...stage('x').alerts, aborts_while_lag_grows: 1 } }),
+      stage('data_inspection.inspector', { ready: 0 }),
     ],
     alerts: [
       alert('10.0.0.5', 60_000, { domains: Array.from({ length: 30 }, (_, i) => `d${i}.example.com`) }),
@@ -78,8 +79,13 @@ test('a frame shows every stage with its active conditions and the latest alerts
     frame.find((l) => l.startsWith('detector'))!,
     /aborts\+lag-grows$/,
   );
+  assert.match(
+    frame.find((l) => l.startsWith('inspector'))!,
+    /NOT READY$/,
+    'a failed worker stays listed',
+  );
   const line = frame.find((l) => l.includes('10.0.0.5'))!;
-  assert.match(line, /10\.0\.0\.5\s+0\.910\s+conficker\s+dga_detector\s+d0\.example\.com/);
+  assert.match(line, /10\.0\.0\.5\s+0\.910\s+conficker \(dga_detector\)\s+d0\.example\.com/);
   assert.ok(
     frame.every((l) => l.length <= 80),
     'no line wider than the terminal',
@@ -152,9 +158,9 @@ test('on a terminal the frame is redrawn in place and the cursor comes back at t
   assert.match(visible(frames[1]!), /HAMSTRING {2}running/);
 });
 
-test('the alert cursor returns each alert once, also when several share a millisecond', async () => {
-  const stored: AlertView[] = [alert('a', 10), alert('b', 20), alert('c', 20)];
-  const data = {
+/** `alertsAfter` over a list the test changes: the alerts after a time, oldest first, a page of them. */
+function alertStore(stored: AlertView[]) {
+  return {
     alertsAfter: (after: number, limit: number) =>
       Promise.resolve(
         stored
@@ -163,6 +169,11 @@ test('the alert cursor returns each alert once, also when several share a millis
           .slice(0, limit),
       ),
   };
+}
+
+test('the alert cursor returns each alert once, also when several share a millisecond', async () => {
+  const stored: AlertView[] = [alert('a', 10), alert('b', 20), alert('c', 20)];
+  const data = alertStore(stored);
   const cursor = new AlertCursor(data, 2);
   assert.deepEqual(
     (await cursor.next()).map((x) => x.host),
@@ -177,6 +188,51 @@ test('the alert cursor returns each alert once, also when several share a millis
   assert.deepEqual(
     (await cursor.next()).map((x) => x.host),
     ['d', 'e'],
+  );
+  assert.deepEqual(await cursor.next(), []);
+});
+
+test('an alert names the family and the detector it reports, or the detector alone', () => {
+  assert.equal(foundBy({ family: 'conficker', detector: 'dga_detector' }), 'conficker (dga_detector)');
+  assert.equal(foundBy({ family: '', detector: 'dga_detector' }), 'dga_detector');
+  assert.equal(foundBy({ family: '', detector: '' }), '-');
+  const line = plainAlertLine(alert('10.0.0.9', 1, { family: '' }));
+  assert.match(
+    line,
+    /ALERT host=10\.0\.0\.9 score=0\.910 detector=dga_detector domains=kq3vhz9x\.biz,zz1\.net$/,
+  );
+});
+
+test('the alert cursor skips alerts before `since` and holds an alert back until its detector is known', async () => {
+  const stored: AlertView[] = [
+    alert('old', 5),
+    alert('a', 10),
+    alert('b', 20, { detector: '' }),
+    alert('c', 30),
+  ];
+  const data = alertStore(stored);
+  let now = 1_000;
+  const cursor = new AlertCursor(data, 10, { since: 10, detectorGraceMs: 5_000, now: () => now });
+  assert.deepEqual(
+    (await cursor.next()).map((x) => x.host),
+    ['a'],
+    'b waits for its detector, and c after it to keep the order',
+  );
+  stored[2] = { ...stored[2]!, detector: 'dga_detector' };
+  assert.deepEqual(
+    (await cursor.next()).map((x) => [x.host, x.detector]),
+    [
+      ['b', 'dga_detector'],
+      ['c', 'dga_detector'],
+    ],
+  );
+  stored.push(alert('d', 40, { detector: '' }));
+  assert.deepEqual(await cursor.next(), []);
+  now = 5_040;
+  assert.deepEqual(
+    (await cursor.next()).map((x) => [x.host, x.detector]),
+    [['d', '']],
+    'after the grace period it comes without a detector',
   );
   assert.deepEqual(await cursor.next(), []);
 });

@@ -100,6 +100,30 @@ test('a burst after a steady history is suspicious (counts summed in its bin); t
   );
 });
 
+test("a burst after a long pause (a restart) is judged as without it: the quiet bins are learnt, not counted as the batch's rows", () => {
+  // About one NXDOMAIN line a second, and a host resolving 25 names within one second.
+  const sparse = (prefix: string, from: number) =>
+    Array.from({ length: 36 }, (_, i) => line(`${prefix}${i}`, from + i * 0.83 + 0.001));
+  const burst = (from: number) =>
+    Array.from({ length: 25 }, (_, i) => line(`b${i}`, from + i * 0.04 + 0.001, { src_ip: '10.2.54.66' }));
+  const verdict = (pauseSeconds: number) => {
+    const { run, state } = runner(withInspector({}));
+    run(batch(sparse('h', 0)));
+    const start = 30 + pauseSeconds;
+    const lines = [...sparse('n', start), ...burst(start + 10)].sort((x, y) => (x.ts < y.ts ? -1 : 1));
+    const keys = sent(run(batch(lines)).outputs)
+      .map((p) => p.key)
+      .sort();
+    // The next batch goes on after the last bin scored, the pause included.
+    const seenUntil = state.partition(0).store<SubnetModel>('models').get('10.2.54.0_24')?.seenUntil;
+    assert.equal(seenUntil, Date.parse('2026-11-30T00:00:00Z') * 1000 + (start + 29.06) * 1e6);
+    return keys;
+  };
+  assert.deepEqual(verdict(0), ['10.2.54.66', '10.2.54.7']);
+  // Five minutes are 15,000 empty 20 ms bins, ten times the batch's own 1,450.
+  assert.deepEqual(verdict(300), verdict(0));
+});
+
 test('model state is kept per subnet and context lines are not scored twice', () => {
   const { run, state } = runner(withInspector({}));
   const other = (l: LogLine): LogLine => ({ ...l, subnet_id: '10.9.9.0_24', src_ip: '10.9.9.1' });

@@ -45,7 +45,7 @@ async function tick() {
     seen.add(id);
     return h(
       'tr',
-      { class: isNew ? 'new' : '', 'data-host': a.host },
+      { class: isNew ? 'new' : '', 'data-host': a.host, 'data-time': String(a.time) },
       h('td', {}, fmtDateTime(a.time)),
       h('td', {}, h('a', { href: `/host?ip=${encodeURIComponent(a.host)}` }, a.host)),
       h(

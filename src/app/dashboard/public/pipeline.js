@@ -11,6 +11,10 @@ import {
   shortStage,
 } from '/static/common.js';
 
+/** Only stages wrapped with withBatchEvents (src/monitoring/batch-events.ts) write worker_batches. */
+const NO_BATCH_EVENTS =
+  'no worker_batches rows in the window: only stages wrapped with withBatchEvents write them (hamstring up does not)';
+
 const CONDITIONS = [
   'max_poll_exceeded_or_unknown_member',
   'repeated_recovery_after_revoke',
@@ -113,14 +117,16 @@ async function tick() {
   }
   fillTable(
     document.getElementById('events-table'),
-    [...events].map(([stage, r]) => [
-      shortStage(stage),
-      num(r.committed),
-      num(r.aborted),
-      num(r.recovered),
-      num(r.stale),
-      num(r.records),
-    ]),
+    events.size === 0
+      ? [[h('td', { colspan: 6, class: 'hint' }, NO_BATCH_EVENTS)]]
+      : [...events].map(([stage, r]) => [
+          shortStage(stage),
+          num(r.committed),
+          num(r.aborted),
+          num(r.recovered),
+          num(r.stale),
+          num(r.records),
+        ]),
   );
 
   const m = d.metrics;

@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { generateTraffic } from '../../../src/traffic/index.ts';
+import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
+import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
+import { pipelineTestConfig, resetBroker } from '../pipeline/support.ts';
+import {
+  chartHasData,
+  DashboardBrowser,
+  PIPELINE_CHARTS,
+  screenshot,
+  skipWithoutChromium as skip,
+} from './browser-pages.ts';
+
+/** A small demo: four DGA-infected hosts among 24, alerts within seconds (1 s batch timeout). */
+// Longer than the test: it stops the demo with Ctrl-C once the pages are checked.
+const DEMO = { seed: 3, hosts: 24, rate: 60, duration: 180 };
+const ALERT_LINE = /^\[hamstring\] ALERT host=(\S+) score=(\S+) (?:family=\S+ )?detector=(\S+)/gm;
+
+describe('the live demo (hamstring up --demo) in a real browser', { skip }, () => {
+  let demo: ChildProcess | undefined;
+  let out = '';
+  let browser: DashboardBrowser;
+  let exited: Promise<number | null>;
+  let clickhouseUrl: string | undefined;
+  // Its own tables: line ids derive from offsets, which restart on the reset broker.
+  const database = `live_demo_${Date.now()}`;
+  const infected = new Set(
+    generateTraffic({ ...DEMO, durationSeconds: DEMO.duration, startMs: 0 })
+      .truth.filter((h) => h.role === 'dga')
+      .map((h) => h.ip),
+  );
+  const alerted = () => [...out.matchAll(ALERT_LINE)].map((m) => ({ host: m[1]!, detector: m[3]! }));
+
+  before(async () => {
+    const [kafka, clickhouse] = await Promise.all([testKafka(), testClickHouse()]);
+    await resetBroker(kafka.bootstrap);
+    clickhouseUrl = clickhouse.url;
+    // Every batch goes on to the detector: the StreamAD inspector's verdict depends on how lines
+    // fall into batches in wall-clock time (see the end-to-end test); here the pages are under test.
+    const { path } = pipelineTestConfig({
+      bootstrap: kafka.bootstrap,
+      clickhousePort: Number(new URL(clickhouse.url).port),
+      edit: (tree) => {
+        const pipeline = tree.pipeline as { data_inspection: Record<string, unknown>[] };
+        for (const inspector of pipeline.data_inspection) inspector.inspector_class_name = 'NoInspector';
+        tree.dashboard = { port: 0, refresh_ms: 500, window_minutes: 5 };
+        const environment = tree.environment as {
+          monitoring: { clickhouse_server: Record<string, unknown> };
+        };
+        environment.monitoring.clickhouse_server.database = database;
+      },
+    });
+    demo = spawn(
+      process.execPath,
+      [
+        'bin/hamstring.js',
+        'up',
+        '--demo',
+        '--config',
+        path,
+        ...Object.entries(DEMO).flatMap(([k, v]) => [`--${k}`, String(v)]),
+      ],
+      { env: { ...process.env, HAMSTRING_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    demo.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    demo.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    exited = new Promise((resolve) => demo!.once('exit', (code) => resolve(code)));
+    let url: string | undefined;
+    await waitFor(() => (url = /up: dashboard at (\S+)/.exec(out)?.[1]) !== undefined, {
+      timeoutMs: 90_000,
+      message: 'the demo prints its dashboard URL',
+      observe: () => out,
+    });
+    browser = await DashboardBrowser.launch(url!);
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (demo && demo.exitCode === null && demo.signalCode === null) {
+      demo.kill('SIGINT');
+      demo.kill('SIGINT'); // the second one exits at once
+      await exited;
+    }
+    if (clickhouseUrl)
+      await fetch(clickhouseUrl, { method: 'POST', body: `DROP DATABASE IF EXISTS ${database}` });
+  });
+
+  async function expectNoErrors(open: { page: Page; errors: string[] }): Promise<void> {
+    assert.deepEqual(open.errors, []);
+    await open.page.close();
+  }
+
+  test('the pipeline page charts the live traffic through every stage to the first alerts', async () => {
+    await waitFor(() => alerted().length > 0, {
+      timeoutMs: 60_000,
+      message: 'a first alert in the demo output',
+      observe: () => out,
+    });
+    const open = await browser.open('/');
+    const { page } = open;
+    for (const id of PIPELINE_CHARTS) assert.ok((await chartHasData(page, id)) > 0, id);
+    // The line-to-alert latency needs the alert's lineage rows: every stage, then the alert.
+    await page.waitForFunction(
+      `[...document.querySelectorAll('#latency-table tr td:first-child')].some((td) => td.textContent === 'alert')`,
+      undefined,
+      { timeout: 45_000 },
+    );
+    const stages = await page.locator('#latency-table tr td:first-child').allTextContents();
+    // batch_handler: when the collector put the line in a batch.
+    assert.deepEqual(stages, ['collector', 'batch_handler', 'prefilter', 'inspector', 'detector', 'alert']);
+    const workers = await page.locator('#workers-table tr td:first-child').allTextContents();
+    for (const stage of ['logserver', 'collector', 'prefilter', 'inspector', 'detector', 'alerter'])
+      assert.ok(
+        workers.some((w) => w.includes(stage)),
+        `worker row of ${stage} in ${JSON.stringify(workers)}`,
+      );
+    await screenshot(page, 'live-pipeline.png');
+    await expectNoErrors(open);
+  });
+
+  test('a newly found alert appears on the alerts page, naming its detector', async () => {
+    const open = await browser.open('/alerts');
+    const { page } = open;
+    const newest = `Math.max(0, ...[...document.querySelectorAll('#alerts-table tr')].map((r) => Number(r.dataset.time)))`;
+    await page.waitForFunction(`${newest} > 0`, undefined, { timeout: 20_000 });
+    assert.ok((await chartHasData(page, 'chart-scores')) > 0);
+    const before = Number(await page.evaluate(newest));
+    const rows = await page.locator('#alerts-table tr').count();
+    await page.waitForFunction(`${newest} > ${before}`, undefined, { timeout: 45_000 });
+    const row = page.locator('#alerts-table tr').first();
+    assert.ok(Number(await row.getAttribute('data-time')) > before, 'the new alert is first');
+    const host = (await row.getAttribute('data-host')) ?? '';
+    assert.ok(infected.has(host), `${host} is one of the infected hosts ${[...infected].join(', ')}`);
+    // The detector comes from another monitoring table, which may reach ClickHouse a little later.
+    await page.waitForFunction(
+      `document.querySelector('#alerts-table tr[data-time="${await row.getAttribute('data-time')}"]')?.textContent.includes('dga_detector')`,
+      undefined,
+      { timeout: 20_000 },
+    );
+    assert.ok((await page.locator('#alerts-table tr').count()) > rows);
+    await screenshot(page, 'live-alerts.png');
+    await expectNoErrors(open);
+  });
+
+  test("the host page follows an alerted host's lines through every stage to the alert", async () => {
+    const host = alerted()[0]!.host;
+    const open = await browser.open(`/host?ip=${host}`);
+    const { page } = open;
+    assert.ok((await chartHasData(page, 'chart-host-latency')) > 0);
+    await page.waitForFunction(
+      `[...document.querySelectorAll('#lines-head th')].some((th) => th.textContent === 'alert')`,
+      undefined,
+      { timeout: 20_000 },
+    );
+    assert.ok((await page.locator('#lines-body tr').count()) > 0);
+    assert.ok((await page.locator('#host-alerts tr').count()) > 0);
+    await screenshot(page, 'live-host.png', false);
+    await expectNoErrors(open);
+  });
+
+  test('Ctrl-C stops the demo cleanly: the agent drained (or its aborted tails settled), then a summary that agrees with the view', async () => {
+    demo!.kill('SIGINT');
+    const code = await Promise.race([
+      exited,
+      new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 60_000).unref()),
+    ]);
+    assert.equal(code, 0, out);
+    assert.match(out, /up: SIGINT received, stopping cleanly/);
+    assert.match(out, /up: monitoring agent drained/);
+    assert.match(out, /up: stopped\s*$/);
+    const seen = alerted();
+    assert.ok(seen.length > 0);
+    assert.ok(
+      seen.every((a) => a.detector === 'dga_detector'),
+      'every alert line names its detector',
+    );
+    const summary = out.slice(out.indexOf('HAMSTRING run summary'));
+    assert.match(summary, /hosts falsely accused {3}0\n/);
+    const found = Number(/infected hosts found {4}(\d+) of 4/.exec(summary)?.[1]);
+    assert.equal(
+      found,
+      new Set(seen.map((a) => a.host)).size,
+      'the hosts the view alerted are the hosts found',
+    );
+    for (const { host } of seen) assert.match(summary, new RegExp(`\\n {4}${host.replaceAll('.', '\\.')} `));
+  });
+});
