@@ -4,7 +4,7 @@ import { classifyKafkaError } from '../../../src/kafka/classify.ts';
 import { code } from '../../../src/kafka/error-codes.ts';
 import { KafkaError } from '../../../src/kafka/kafka-error.ts';
 import type { WorkerOptions } from '../../../src/runtime/index.ts';
-import { fakeWorker } from '../../support/fake-worker.ts';
+import { copyStage, fakeWorker } from '../../support/fake-worker.ts';
 import { raw } from '../../support/worker-fakes.ts';
 
 const IN = 'loop-in';
@@ -41,12 +41,13 @@ describe('the worker loop, one step at a time on fake clients', () => {
 
   it('a commit that fails while the next batch is fetched is recovered before that batch is processed: no loss, no duplicate', async () => {
     const firsts: string[] = [];
+    const copy = copyStage({ stage: 'loop.copy', input: IN, output: 'loop-out' });
     const { kafka, worker, recoveries } = setUp(20, {
       stage: {
-        ...copyStage,
-        process: (records) => {
+        ...copy,
+        process: (records, ctx) => {
           firsts.push(String(records[0]!.value));
-          return copyStage.process(records, undefined as never);
+          return copy.process(records, ctx);
         },
       },
     });
