@@ -4,6 +4,10 @@
  *
  *   node --import tsx bench/pipeline.ts [--lines N] [--rate R] [--seconds S] [--txn-records N] [--port P] [--keep-broker]
  *
+ * Run it with UV_THREADPOOL_SIZE=16 as `hamstring` runs every command (`npm run bench:pipeline` does):
+ * librdkafka's calls of six workers queue behind each other in libuv's default pool of 4 threads,
+ * which alone cost two thirds of the throughput.
+ *
  * --txn-records: records per transaction of the logserver and the collector (config.yaml: 50).
  * --only throughput|latency: runs one phase.
  * --trace: every 5 s, per stage: consumer lag, records in/out, transactions and their mean time, so
@@ -239,6 +243,7 @@ async function latency(config: HamstringConfig, bootstrap: string): Promise<void
   );
 }
 
+console.log(`libuv thread pool: ${process.env.UV_THREADPOOL_SIZE ?? '4 (default; hamstring runs with 16)'}`);
 const external = process.env.HAMSTRING_BENCH_BOOTSTRAP;
 const cluster = external
   ? undefined
