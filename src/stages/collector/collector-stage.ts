@@ -170,22 +170,24 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
     process(records, ctx): ProcessResult {
       const outputs: StageOutput[] = [];
       const rows = new MonitoringRowBatch(prefix);
-      const partitions = new Set<number>();
+      const buffers = new Map<number, BatchBuffer>();
       for (const record of records) {
         const now = clock.now();
         const line = lineRows(record, validate(record.value), now, rows);
         if (!line) continue;
-        partitions.add(record.partition);
-        const buffer = new BatchBuffer(ctx.state(record.partition).store(BATCH_STORE), settings.buffer);
+        let buffer = buffers.get(record.partition);
+        if (!buffer) {
+          buffer = new BatchBuffer(ctx.state(record.partition).store(BATCH_STORE), settings.buffer);
+          buffers.set(record.partition, buffer);
+        }
         const sent = buffer.add(line, record, now);
         if (sent) outputs.push(...batchOutputs(sent, now, rows, record));
       }
-      // Batches whose timeout passed leave now rather than with the next timer call.
+      // Batches whose timeout passed leave now rather than with the next timer call (due writes
+      // the call's pending lines first).
       const now = clock.now();
-      for (const partition of partitions) {
-        const buffer = new BatchBuffer(ctx.state(partition).store(BATCH_STORE), settings.buffer);
+      for (const buffer of buffers.values())
         for (const sent of buffer.due(now)) outputs.push(...batchOutputs(sent, now, rows));
-      }
       outputs.push(...rows.outputs());
       return { outputs };
     },

@@ -207,3 +207,19 @@ test('hostile lines mixed into valid traffic: each recorded once with a reason, 
   assert.equal(batched.length, 300);
   assert.equal(new Set(batched).size, 300);
 });
+
+test('the lines one call adds to a subnet are one store entry, and the batch still holds each of them once', () => {
+  const { run, state } = setup(6);
+  run([at(1), at(2), at(3)]);
+  const lineKeys = () =>
+    Object.keys(state.partition(0).snapshot().batches ?? {}).filter((k) => k.startsWith('l/'));
+  assert.equal(lineKeys().length, 1);
+  run([at(4), at(5)], 3);
+  assert.equal(lineKeys().length, 2);
+  const sent = batchesOf(run([at(6), at(7)], 5).outputs);
+  assert.deepEqual(
+    sent.map((b) => b.batch.data.map((l) => l.ts.slice(17, 19))),
+    [['01', '02', '03', '04', '05', '06']],
+  );
+  assert.equal(lineKeys().length, 1, 'the line after the full batch starts the next one');
+});
