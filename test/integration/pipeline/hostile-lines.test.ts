@@ -23,6 +23,8 @@ import {
 /** Hostile lines in the default suite; HAMSTRING_HOSTILE_LINES=100000 for the long run. */
 const HOSTILE = Number(process.env.HAMSTRING_HOSTILE_LINES ?? 3_000);
 const VALID = 3_000;
+/** Waits grow with the input: the long run pushes a third of a gigabyte of hostile bytes through. */
+const DEADLINE_MS = 120_000 + HOSTILE * 10;
 
 let bootstrap: string;
 let clickhouseUrl: string;
@@ -115,13 +117,13 @@ test(`${HOSTILE} hostile lines mixed into valid traffic: each recorded as failed
     }
     return arrived.size;
   };
-  tally(await readUntil(bootstrap, output, (rs) => tally(rs) >= VALID, 120_000));
+  tally(await readUntil(bootstrap, output, (rs) => tally(rs) >= VALID, DEADLINE_MS));
   assert.equal(arrived.size, VALID, 'valid lines in batches');
 
   const failed = await pollUntil(
     () => clickhouseNumber(clickhouseUrl, `SELECT count() FROM ${database}.failed_loglines_dedup`),
     (n) => n >= HOSTILE,
-    120_000,
+    DEADLINE_MS,
   );
   assert.equal(failed, HOSTILE, 'failed_loglines rows');
   assert.equal(
