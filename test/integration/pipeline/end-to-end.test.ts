@@ -101,7 +101,13 @@ test('generated traffic through all six stages on real Kafka and ClickHouse: eve
   );
   assert.equal(accounted, lines.length, 'valid + failed lines in ClickHouse');
   assert.equal(await count(`SELECT count() FROM ${q('failed_loglines')}`), bad.length, 'failed lines');
-  assert.equal(await count(`SELECT count() FROM ${q('server_logs')}`), lines.length, 'server_logs rows');
+  // The agent inserts table by table: server_logs may still be on its way when loglines is complete.
+  const serverLogs = await pollUntil(
+    () => count(`SELECT count() FROM ${q('server_logs')}`),
+    (n) => n >= lines.length,
+    300_000,
+  );
+  assert.equal(serverLogs, lines.length, 'server_logs rows');
   assert.equal(
     await count(`SELECT uniqExact(message_id) FROM ${q('server_logs')}`),
     lines.length,
