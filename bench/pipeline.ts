@@ -4,7 +4,14 @@
  *
  *   node --import tsx bench/pipeline.ts [--lines N] [--rate R] [--seconds S] [--txn-records N] [--port P] [--keep-broker]
  *
+ * Run it with UV_THREADPOOL_SIZE=16 as `hamstring` runs every command (`npm run bench:pipeline` does):
+ * librdkafka's calls of six workers queue behind each other in libuv's default pool of 4 threads,
+ * which alone cost two thirds of the throughput.
+ *
  * --txn-records: records per transaction of the logserver and the collector (config.yaml: 50).
+ * --only throughput|latency: runs one phase.
+ * --trace: every 5 s, per stage: consumer lag, records in/out, transactions and their mean time, so
+ *   the stage that holds the pipeline back shows (its lag grows while the ones after it idle).
  *
  * 1. Throughput: N generated lines are in the input topic before the stages start; lines/s = N over
  *    the time from the workers' start until every stage's consumer lag stayed 0 for batch_timeout
@@ -43,6 +50,8 @@ const { values: args } = parseArgs({
     port: { type: 'string', default: '49392' },
     'txn-records': { type: 'string' },
     'keep-broker': { type: 'boolean', default: false },
+    trace: { type: 'boolean', default: false },
+    only: { type: 'string' },
   },
 });
 const LINES = Number(args.lines);
@@ -97,6 +106,34 @@ async function sleep(ms: number): Promise<void> {
   await new Promise((r) => setTimeout(r, ms));
 }
 
+/** One line per stage: lag, records in/out, commits and mean transaction ms since the last call. */
+async function trace(
+  running: RunningStages,
+  names: readonly string[],
+  seen: Map<string, number[]>,
+  seconds: number,
+): Promise<void> {
+  const parts: string[] = [];
+  for (const [i, w] of running.workers.entries()) {
+    const m = w.metrics;
+    const lag = (await m.lag.get()).values[0]?.value ?? 0;
+    const records = (await m.records.get()).values;
+    const dir = (d: string) => records.find((v) => v.labels.direction === d)?.value ?? 0;
+    const commits = (await m.commits.get()).values.reduce((sum, v) => sum + v.value, 0);
+    const txn = (await m.transactionSeconds.get()).values;
+    const txnSum = txn.find((v) => v.metricName?.endsWith('_sum'))?.value ?? 0;
+    const now = [dir('in'), dir('out'), commits, txnSum];
+    const was = seen.get(String(i)) ?? [0, 0, 0, 0];
+    seen.set(String(i), now);
+    const d = now.map((v, k) => v - was[k]!);
+    const name = (names[i] ?? String(i)).slice(0, 9);
+    parts.push(
+      `${name} lag ${lag} in ${d[0]} out ${d[1]} txn ${d[2]} (${d[2]! > 0 ? ((d[3]! / d[2]!) * 1000).toFixed(0) : '-'} ms)`,
+    );
+  }
+  console.log(`  [${seconds.toFixed(0)} s] ${parts.join(' | ')}`);
+}
+
 async function totalLag(running: RunningStages): Promise<number> {
   let sum = 0;
   for (const w of running.workers) sum += (await w.metrics.lag.get()).values[0]?.value ?? 0;
@@ -106,14 +143,14 @@ async function totalLag(running: RunningStages): Promise<number> {
 /** Starts the stages (topics created) and returns them with what must be closed after. */
 async function start(
   config: HamstringConfig,
-): Promise<{ running: RunningStages; resources: StageResources }> {
+): Promise<{ running: RunningStages; resources: StageResources; names: string[] }> {
   const resources = new StageResources();
   const stages: Stage[] = [];
   for (const c of pipelineComponents(config))
     stages.push(await buildComponentStage(config, c.kind, { component: c.name, resources }));
   await createStageTopics(config, stages, { partitions: 3 });
   const running = await runStages({ config, stages, signals: [], log, env: quiet });
-  return { running, resources };
+  return { running, resources, names: stages.map((s) => s.shortName ?? s.name) };
 }
 
 async function prepare(config: HamstringConfig, bootstrap: string): Promise<void> {
@@ -144,11 +181,17 @@ async function throughput(config: HamstringConfig, bootstrap: string): Promise<v
   });
   const sent = await feed.done;
   const began = Date.now();
-  const { running, resources } = await start(config);
+  const { running, resources, names } = await start(config);
   let lastBusy = Date.now();
   let consumed = 0;
+  const seen = new Map<string, number[]>();
+  let traced = Date.now();
   while (Date.now() - lastBusy < (BATCH_TIMEOUT_S + 1) * 1000 || consumed < sent) {
     await sleep(100);
+    if (args.trace && Date.now() - traced >= 5000) {
+      traced = Date.now();
+      await trace(running, names, seen, (traced - began) / 1000);
+    }
     const logserver = running.workers[0];
     consumed =
       (await logserver!.metrics.records.get()).values.find((v) => v.labels.direction === 'in')?.value ?? 0;
@@ -200,6 +243,7 @@ async function latency(config: HamstringConfig, bootstrap: string): Promise<void
   );
 }
 
+console.log(`libuv thread pool: ${process.env.UV_THREADPOOL_SIZE ?? '4 (default; hamstring runs with 16)'}`);
 const external = process.env.HAMSTRING_BENCH_BOOTSTRAP;
 const cluster = external
   ? undefined
@@ -211,8 +255,8 @@ const cluster = external
 const bootstrap = external ?? cluster!.bootstrapServers;
 const config = benchConfig(bootstrap);
 try {
-  await throughput(config, bootstrap);
-  await latency(config, bootstrap);
+  if (args.only !== 'latency') await throughput(config, bootstrap);
+  if (args.only !== 'throughput') await latency(config, bootstrap);
 } finally {
   if (cluster && !args['keep-broker']) await cluster.stop();
 }

@@ -39,6 +39,22 @@ export class RowDecoder {
       this.#tables.set(`${topicPrefix}${table.name}`, { table, schema: rowSchema(table) });
   }
 
+  #check(
+    entry: { table: TableDef; schema: ReturnType<typeof rowSchema> },
+    record: StageRecord,
+    json: unknown,
+    list: DecodedRow[],
+    rejected: RejectedRecord[],
+  ): void {
+    const parsed = entry.schema.safeParse(json);
+    if (parsed.success) {
+      list.push({ record, row: parsed.data });
+      return;
+    }
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(row)'}: ${i.message}`).join('; ');
+    rejected.push({ record, reason: 'schema', error: new Error(`${entry.table.name}: ${issues}`) });
+  }
+
   get topics(): string[] {
     return [...this.#tables.keys()];
   }
@@ -63,20 +79,33 @@ export class RowDecoder {
         rejected.push({ record, reason: 'bad-json', error: new Error(`not JSON: ${errorText(e)}`) });
         continue;
       }
-      const parsed = entry.schema.safeParse(json);
-      if (!parsed.success) {
-        const issues = parsed.error.issues
-          .map((i) => `${i.path.join('.') || '(row)'}: ${i.message}`)
-          .join('; ');
-        rejected.push({ record, reason: 'schema', error: new Error(`${entry.table.name}: ${issues}`) });
+      const list = byTable.get(entry.table.name) ?? [];
+      byTable.set(entry.table.name, list);
+      // A stage writes the rows of a whole call as one array; each element is a row of its own.
+      if (!Array.isArray(json)) {
+        this.#check(entry, record, json, list, rejected);
         continue;
       }
-      const list = byTable.get(entry.table.name) ?? [];
-      list.push({ record, row: parsed.data });
-      byTable.set(entry.table.name, list);
+      for (const element of json) this.#check(entry, rowRecord(record, element), element, list, rejected);
     }
+    for (const [table, list] of byTable) if (list.length === 0) byTable.delete(table);
     return { byTable, rejected };
   }
+}
+
+/**
+ * The record one row of a batched record stands for: the batched record's position and headers with
+ * the row alone as value, so a row ClickHouse refuses is dead-lettered alone, not with its siblings.
+ */
+function rowRecord(record: StageRecord, element: unknown): StageRecord {
+  let value: Buffer | undefined;
+  return {
+    ...record,
+    get value(): Buffer {
+      value ??= Buffer.from(JSON.stringify(element) ?? 'null');
+      return value;
+    },
+  };
 }
 
 export function chunks<T>(items: readonly T[], size: number): T[][] {

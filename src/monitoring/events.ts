@@ -32,6 +32,22 @@ export function monitoringEvent<T extends TableName>(
   row: RowInput<T>,
   prefix = MONITORING_TOPIC_PREFIX,
 ): StageOutput {
+  const value = JSON.stringify(monitoringRow(table, source, index, row));
+  return { topic: monitoringTopic(table, prefix), key: null, value };
+}
+
+/**
+ * A row with its identity, checked against its table: what one monitoring record carries, or one
+ * element of a batched record's array (see `MonitoringRowBatch`).
+ *
+ * @throws {@link MonitoringRowError} when the row does not fit the table's schema.
+ */
+export function monitoringRow<T extends TableName>(
+  table: T,
+  source: EventSource,
+  index: number,
+  row: RowInput<T>,
+): Record<string, unknown> {
   const candidate = {
     src_topic: source.topic,
     src_partition: source.partition,
@@ -45,7 +61,7 @@ export function monitoringEvent<T extends TableName>(
       `${table} row does not fit the table: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
     );
   }
-  return { topic: monitoringTopic(table, prefix), key: null, value: JSON.stringify(parsed.data) };
+  return parsed.data;
 }
 
 /**

@@ -36,7 +36,7 @@ export function processBatches(
 ): ProcessResult {
   const outputs: StageOutput[] = [];
   const failures: RecordFailure[] = [];
-  const rows = new CallRows(outputs, identity.monitoringTopicPrefix);
+  const rows = new CallRows(identity.monitoringTopicPrefix);
   for (const record of records) {
     let batch: Batch;
     try {
@@ -57,5 +57,6 @@ export function processBatches(
     });
     handle({ record, batch, now, stamp, emit, outputs });
   }
+  rows.flush(outputs);
   return failures.length > 0 ? { outputs, failures } : { outputs };
 }

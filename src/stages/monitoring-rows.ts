@@ -1,28 +1,28 @@
-import { MonitoringEvents } from '../monitoring/events.ts';
+import { MonitoringRowBatch } from '../monitoring/row-batch.ts';
 import type { RowInput, TableName } from '../monitoring/tables.ts';
 import type { RecordPosition, StageOutput } from '../runtime/index.ts';
 
-/** Appends one monitoring row about `source` to `outputs`, attributed to `source`. */
+/** Adds one monitoring row about a source record to the call's rows. */
 export type EmitRow = <T extends TableName>(table: T, row: RowInput<T>) => void;
 
 /**
  * Monitoring rows of one `process` call: numbered per source record and table (so a replay of the
- * same records numbers them the same), each output attributed to its source record so that a
- * failing record costs only the records after it.
+ * same records numbers them the same) and produced by {@link flush} as one record per table (see
+ * `MonitoringRowBatch`), not one per row.
  */
 export class CallRows {
-  readonly #events: MonitoringEvents;
+  readonly #rows: MonitoringRowBatch;
 
-  constructor(
-    private readonly outputs: StageOutput[],
-    prefix?: string,
-  ) {
-    this.#events = new MonitoringEvents(prefix);
+  constructor(prefix?: string) {
+    this.#rows = new MonitoringRowBatch(prefix);
   }
 
   about(source: RecordPosition): EmitRow {
-    return (table, row) => {
-      this.outputs.push({ ...this.#events.emit(table, source, row), source });
-    };
+    return (table, row) => this.#rows.emit(table, source, row);
+  }
+
+  /** Appends the gathered rows' records to `outputs`. */
+  flush(outputs: StageOutput[]): void {
+    outputs.push(...this.#rows.outputs());
   }
 }

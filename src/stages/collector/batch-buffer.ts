@@ -36,21 +36,32 @@ export interface SentBatch {
   readonly lastSource: RecordPosition;
 }
 
-// Key layout (one store, ordered keys): `o/<subnet>` open batch, `l/<subnet>/<seq>` its lines,
-// `c/<subnet>` the lines of the subnet's previous batch, `t/<subnet>` when that one was sent.
-// Lines are stored one per key so that adding a line writes one small changelog record, not the
-// whole batch again. Subnet ids contain no `/`, so `l/<subnet>/` prefixes never overlap.
+// Key layout (one store, ordered keys): `o/<subnet>` open batch, `l/<subnet>/<seq>` its lines from
+// line number <seq> on, `c/<subnet>` the lines of the subnet's previous batch, `t/<subnet>` when that
+// one was sent. The lines one call adds to a subnet are written as one entry at `flush`, so a call of
+// a thousand lines writes a changelog record per subnet, not per line, and no batch is written whole
+// again. Subnet ids contain no `/`, so `l/<subnet>/` prefixes never overlap.
 const END = '\uffff';
 const openKey = (subnet: string) => `o/${subnet}`;
 const linePrefix = (subnet: string) => `l/${subnet}/`;
 const contextKey = (subnet: string) => `c/${subnet}`;
 const sentKey = (subnet: string) => `t/${subnet}`;
 
+/** Lines added during this call and not yet written, per subnet. */
+interface Pending {
+  readonly seq: number;
+  readonly lines: StoredLine[];
+}
+
 /**
  * Per-subnet batching over one partition's store. Everything it decides derives from the store and
  * the arguments, so a call replayed after an aborted transaction (store rolled back) decides the same.
+ * Use one instance per call and partition, and call {@link flush} before the call returns.
  */
 export class BatchBuffer {
+  readonly #pending = new Map<string, Pending>();
+  readonly #open = new Map<string, OpenBatch>();
+
   constructor(
     private readonly store: KeyValueStore<unknown>,
     private readonly settings: BatchBufferSettings,
@@ -59,12 +70,11 @@ export class BatchBuffer {
   /** Adds a line to its subnet's open batch; returns the batch when the line filled it. */
   add(line: LogLine, source: RecordPosition, now: number): SentBatch | undefined {
     const subnet = line.subnet_id;
-    const open = this.store.get(openKey(subnet)) as OpenBatch | undefined;
+    const open = this.#open.get(subnet) ?? (this.store.get(openKey(subnet)) as OpenBatch | undefined);
     const seq = open?.next ?? 0;
-    this.store.put(`${linePrefix(subnet)}${String(seq).padStart(12, '0')}`, {
-      line,
-      source,
-    } satisfies StoredLine);
+    const pending = this.#pending.get(subnet) ?? { seq, lines: [] };
+    pending.lines.push({ line, source });
+    this.#pending.set(subnet, pending);
     const updated: OpenBatch = {
       openedAt: open?.openedAt ?? now,
       count: (open?.count ?? 0) + 1,
@@ -72,12 +82,22 @@ export class BatchBuffer {
       lastSource: source,
     };
     if (updated.count >= this.settings.batchSize) return this.send(subnet, updated, now);
-    this.store.put(openKey(subnet), updated);
+    this.#open.set(subnet, updated);
     return undefined;
+  }
+
+  /** Writes the lines and open batches this call changed. */
+  flush(): void {
+    for (const [subnet, pending] of this.#pending)
+      this.store.put(`${linePrefix(subnet)}${String(pending.seq).padStart(12, '0')}`, pending.lines);
+    for (const [subnet, open] of this.#open) this.store.put(openKey(subnet), open);
+    this.#pending.clear();
+    this.#open.clear();
   }
 
   /** Sends every batch open for `timeoutMs` or longer and forgets context older than its TTL. */
   due(now: number): SentBatch[] {
+    this.flush();
     const sent: SentBatch[] = [];
     for (const [key, value] of [...this.store.range({ from: 'o/', to: `o/${END}` })]) {
       const open = value as OpenBatch;
@@ -94,6 +114,7 @@ export class BatchBuffer {
 
   /** Lines waiting in open batches (the collector's fill level). */
   bufferedLines(): number {
+    this.flush();
     let total = 0;
     for (const [, value] of this.store.range({ from: 'o/', to: `o/${END}` }))
       total += (value as OpenBatch).count;
@@ -102,10 +123,16 @@ export class BatchBuffer {
 
   private send(subnet: string, open: OpenBatch, now: number): SentBatch {
     const prefix = linePrefix(subnet);
-    const lines = [...this.store.range({ from: prefix, to: `${prefix}${END}` })].map(([key, value]) => {
+    const lines: StoredLine[] = [];
+    for (const [key, value] of [...this.store.range({ from: prefix, to: `${prefix}${END}` })]) {
       this.store.delete(key);
-      return value as StoredLine;
-    });
+      // One line per entry is how stores written before entries held a call's lines look.
+      if (Array.isArray(value)) lines.push(...(value as StoredLine[]));
+      else lines.push(value as StoredLine);
+    }
+    lines.push(...(this.#pending.get(subnet)?.lines ?? []));
+    this.#pending.delete(subnet);
+    this.#open.delete(subnet);
     this.store.delete(openKey(subnet));
     const context = (this.store.get(contextKey(subnet)) as LogLine[] | undefined) ?? [];
     const fresh = lines.map((stored) => stored.line);

@@ -1,5 +1,5 @@
 import type { HamstringConfig } from '../../config/index.ts';
-import { monitoringEvent } from '../../monitoring/events.ts';
+import { MonitoringRowBatch } from '../../monitoring/row-batch.ts';
 import type { TableName } from '../../monitoring/tables.ts';
 import {
   systemClock,
@@ -30,6 +30,9 @@ const TABLES: readonly TableName[] = [
   'batch_tree',
   'fill_levels',
 ];
+
+/** How often a timer call that sent nothing still records the collector's fill level. */
+const FILL_LEVEL_PERIOD_MS = 5000;
 
 /** Longest `message_text` of a `failed_loglines` row: a hostile line is recorded, not copied whole. */
 const MAX_FAILED_TEXT = 4096;
@@ -65,9 +68,14 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
     maxLineBytes: collector.max_line_bytes,
     maxDepth: DEFAULT_MAX_JSON_DEPTH,
   });
-  const row = rowFactory(prefix);
 
-  function batchOutputs(sent: SentBatch, now: number, source?: RecordPosition): StageOutput[] {
+  /** A sent batch's records to the prefilters; its monitoring rows go to `rows`. */
+  function batchOutputs(
+    sent: SentBatch,
+    now: number,
+    rows: MonitoringRowBatch,
+    source?: RecordPosition,
+  ): StageOutput[] {
     const { batch } = sent;
     const value = encodeBatch(batch);
     const subnet = batch.data[0]?.subnet_id ?? '';
@@ -78,36 +86,35 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
       ...(source ? { source } : {}),
     }));
     const common = { stage: BATCH_HANDLER_STAGE, instance_name: collectorName, timestamp: now };
-    outputs.push(
-      row('batch_timestamps', sent.lastSource, 0, source, {
-        ...common,
+    rows.add('batch_timestamps', sent.lastSource, 0, {
+      ...common,
+      batch_id: batch.batch_id,
+      status: 'completed',
+      is_active: true,
+      message_count: batch.data.length,
+    });
+    rows.add('batch_tree', sent.lastSource, 0, {
+      ...common,
+      batch_row_id: batch.batch_tree_row_id,
+      status: 'completed',
+      parent_batch_row_id: null,
+      batch_id: batch.batch_id,
+    });
+    for (const stored of sent.lines)
+      rows.add('logline_to_batches', stored.source, 0, {
+        logline_id: stored.line.logline_id,
         batch_id: batch.batch_id,
-        status: 'completed',
-        is_active: true,
-        message_count: batch.data.length,
-      }),
-      row('batch_tree', sent.lastSource, 0, source, {
-        ...common,
-        batch_row_id: batch.batch_tree_row_id,
-        status: 'completed',
-        parent_batch_row_id: null,
-        batch_id: batch.batch_id,
-      }),
-      ...sent.lines.map((stored) =>
-        row('logline_to_batches', stored.source, 0, source, {
-          logline_id: stored.line.logline_id,
-          batch_id: batch.batch_id,
-        }),
-      ),
-    );
+      });
     return outputs;
   }
 
-  function lineOutputs(
+  /** Records a line's monitoring rows in `rows`; returns the line when it is valid. */
+  function lineRows(
     record: StageRecord,
     verdict: LineVerdict,
     now: number,
-  ): { outputs: StageOutput[]; line?: LogLine } {
+    rows: MonitoringRowBatch,
+  ): LogLine | undefined {
     const subnet = verdict.ok ? subnetId(verdict.srcIp, settings.subnet) : undefined;
     const problem = !verdict.ok
       ? verdict.reason
@@ -116,13 +123,13 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
         : undefined;
     if (problem !== undefined || !verdict.ok || subnet === undefined) {
       const text = (record.value ?? Buffer.alloc(0)).subarray(0, MAX_FAILED_TEXT).toString('utf8');
-      const failed = row('failed_loglines', record, 0, record, {
+      rows.add('failed_loglines', record, 0, {
         message_text: text,
         timestamp_in: now,
         timestamp_failed: now,
         reason_for_failure: problem ?? 'field "src_ip": no subnet',
       });
-      return { outputs: [failed] };
+      return undefined;
     }
     const line = toLogLine(
       verdict.fields,
@@ -132,27 +139,25 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
     );
     const { ts: _ts, src_ip: _ip, status_code, record_type, ...rest } = verdict.fields;
     const stamp = (stage: string, status: string, index: number) =>
-      row('logline_timestamps', record, index, record, {
+      rows.add('logline_timestamps', record, index, {
         logline_id: line.logline_id,
         stage,
         status,
         timestamp: now,
         is_active: true,
       });
-    const outputs = [
-      row('loglines', record, 0, record, {
-        logline_id: line.logline_id,
-        subnet_id: subnet,
-        timestamp: Math.floor(verdict.tsMicros / 1000),
-        status: typeof status_code === 'string' ? status_code : '',
-        client_ip: verdict.srcIp,
-        record_type: typeof record_type === 'string' ? record_type : '',
-        additional_fields: JSON.stringify(rest),
-      }),
-      stamp(COLLECTOR_STAGE, 'in_process', 0),
-      stamp(BATCH_HANDLER_STAGE, 'batched', 1),
-    ];
-    return { outputs, line };
+    rows.add('loglines', record, 0, {
+      logline_id: line.logline_id,
+      subnet_id: subnet,
+      timestamp: Math.floor(verdict.tsMicros / 1000),
+      status: typeof status_code === 'string' ? status_code : '',
+      client_ip: verdict.srcIp,
+      record_type: typeof record_type === 'string' ? record_type : '',
+      additional_fields: JSON.stringify(rest),
+    });
+    stamp(COLLECTOR_STAGE, 'in_process', 0);
+    stamp(BATCH_HANDLER_STAGE, 'batched', 1);
+    return line;
   }
 
   return {
@@ -164,34 +169,53 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
     timer: { intervalMs: settings.timerIntervalMs },
     process(records, ctx): ProcessResult {
       const outputs: StageOutput[] = [];
+      const rows = new MonitoringRowBatch(prefix);
+      const buffers = new Map<number, BatchBuffer>();
       for (const record of records) {
         const now = clock.now();
-        const result = lineOutputs(record, validate(record.value), now);
-        outputs.push(...result.outputs);
-        if (!result.line) continue;
-        const buffer = new BatchBuffer(ctx.state(record.partition).store(BATCH_STORE), settings.buffer);
-        const sent = buffer.add(result.line, record, now);
-        if (sent) outputs.push(...batchOutputs(sent, now, record));
+        const line = lineRows(record, validate(record.value), now, rows);
+        if (!line) continue;
+        let buffer = buffers.get(record.partition);
+        if (!buffer) {
+          buffer = new BatchBuffer(ctx.state(record.partition).store(BATCH_STORE), settings.buffer);
+          buffers.set(record.partition, buffer);
+        }
+        const sent = buffer.add(line, record, now);
+        if (sent) outputs.push(...batchOutputs(sent, now, rows, record));
       }
+      // Batches whose timeout passed leave now rather than with the next timer call (due writes
+      // the call's pending lines first).
+      const now = clock.now();
+      for (const buffer of buffers.values())
+        for (const sent of buffer.due(now)) outputs.push(...batchOutputs(sent, now, rows));
+      outputs.push(...rows.outputs());
       return { outputs };
     },
     onTimer(ctx: TimerContext): ProcessResult {
       const buffer = new BatchBuffer(ctx.state.store(BATCH_STORE), settings.buffer);
-      const outputs = buffer.due(ctx.now).flatMap((sent) => batchOutputs(sent, ctx.now));
+      const rows = new MonitoringRowBatch(prefix);
+      const outputs = buffer.due(ctx.now).flatMap((sent) => batchOutputs(sent, ctx.now, rows));
+      // The fill level once per period, or when batches left: a call with nothing to say writes
+      // nothing, so an idle collector commits no transaction per timer call.
+      const period = Math.floor(ctx.now / FILL_LEVEL_PERIOD_MS);
+      const reported = Math.floor((ctx.now - settings.timerIntervalMs) / FILL_LEVEL_PERIOD_MS) === period;
+      if (outputs.length === 0 && reported) {
+        outputs.push(...rows.outputs());
+        return { outputs };
+      }
       // No input record: the row's identity is the timer call's (stage, collector, partition, time).
       const source = {
         topic: `__timer.${COLLECTOR_STAGE}.${collectorName}`,
         partition: ctx.partition,
         offset: ctx.now,
       };
-      outputs.push(
-        row('fill_levels', source, 0, undefined, {
-          timestamp: ctx.now,
-          stage: BATCH_HANDLER_STAGE,
-          entry_type: 'total_loglines',
-          entry_count: buffer.bufferedLines(),
-        }),
-      );
+      rows.add('fill_levels', source, 0, {
+        timestamp: ctx.now,
+        stage: BATCH_HANDLER_STAGE,
+        entry_type: 'total_loglines',
+        entry_count: buffer.bufferedLines(),
+      });
+      outputs.push(...rows.outputs());
       return { outputs };
     },
   };
@@ -204,18 +228,4 @@ function toLogLine(
   subnet_id: string,
 ): LogLine {
   return { ...fields, ts: isoFromMicros(tsMicros), src_ip: fields.src_ip as string, logline_id, subnet_id };
-}
-
-/** Monitoring rows with a fixed index per (table, status): rows of one source never collide. */
-function rowFactory(prefix: string | undefined) {
-  return <T extends TableName>(
-    table: T,
-    identity: RecordPosition,
-    index: number,
-    source: RecordPosition | undefined,
-    values: Parameters<typeof monitoringEvent<T>>[3],
-  ): StageOutput => {
-    const output = monitoringEvent(table, identity, index, values, prefix);
-    return source ? { ...output, source } : output;
-  };
 }

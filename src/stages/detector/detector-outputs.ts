@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { MonitoringEvents, monitoringTopic } from '../../monitoring/events.ts';
+import { monitoringTopic } from '../../monitoring/events.ts';
+import type { MonitoringRowBatch } from '../../monitoring/row-batch.ts';
 import type { TableName } from '../../monitoring/tables.ts';
 import type { RecordPosition, StageOutput } from '../../runtime/index.ts';
 import type { DetectorConfig } from '../../config/index.ts';
@@ -47,6 +48,8 @@ export function detectorOutputs(o: {
   topics: DetectorTopics;
   instanceName: string;
   now: number;
+  /** Where the monitoring rows go (the caller produces them once per call). */
+  rows: MonitoringRowBatch;
 }): StageOutput[] {
   const alerts = alertsFor(o.scored, {
     threshold: o.detector.threshold,
@@ -57,61 +60,49 @@ export function detectorOutputs(o: {
   });
   const flagged = new Set(alerts.flatMap((a) => a.result.map((w) => w.request.logline_id)));
   const lines = o.scored.map((s) => s.line);
-  const events = new MonitoringEvents(o.topics.monitoringPrefix);
+  const events = o.rows;
   const out: StageOutput[] = [];
   for (const alert of alerts) {
     for (const topic of o.topics.alerts)
       out.push({ topic, key: alert.src_ip, value: JSON.stringify(alert), source: o.source });
-    out.push({
-      ...events.emit('alerts', o.source, {
-        client_ip: alert.src_ip,
-        alert_timestamp: alert.alert_timestamp,
-        suspicious_batch_id: alert.suspicious_batch_id,
-        overall_score: alert.overall_score,
-        domain_names: JSON.stringify([...new Set(alert.result.map((w) => domainOf(w.request) ?? ''))]),
-        result: JSON.stringify(alert.result),
-      }),
-      source: o.source,
+    events.emit('alerts', o.source, {
+      client_ip: alert.src_ip,
+      alert_timestamp: alert.alert_timestamp,
+      suspicious_batch_id: alert.suspicious_batch_id,
+      overall_score: alert.overall_score,
+      domain_names: JSON.stringify([...new Set(alert.result.map((w) => domainOf(w.request) ?? ''))]),
+      result: JSON.stringify(alert.result),
     });
   }
   const detected = alerts.length > 0;
   const hosts = [...new Set(lines.map((l) => l.src_ip))];
-  out.push({
-    ...events.emit('suspicious_batch_timestamps', o.source, {
-      suspicious_batch_id: o.batch.batch_id,
-      client_ip: hosts.join(','),
-      stage: DETECTOR_STAGE,
-      instance_name: o.instanceName,
-      status: detected ? 'detected' : 'finished',
-      timestamp: o.now,
-      is_active: false,
-      message_count: lines.length,
-    }),
-    source: o.source,
+  events.emit('suspicious_batch_timestamps', o.source, {
+    suspicious_batch_id: o.batch.batch_id,
+    client_ip: hosts.join(','),
+    stage: DETECTOR_STAGE,
+    instance_name: o.instanceName,
+    status: detected ? 'detected' : 'finished',
+    timestamp: o.now,
+    is_active: false,
+    message_count: lines.length,
   });
   for (const line of lines) {
-    out.push({
-      ...events.emit('logline_timestamps', o.source, {
-        logline_id: line.logline_id,
-        stage: DETECTOR_STAGE,
-        status: flagged.has(line.logline_id) ? 'detected' : 'finished',
-        timestamp: o.now,
-        is_active: false,
-      }),
-      source: o.source,
+    events.emit('logline_timestamps', o.source, {
+      logline_id: line.logline_id,
+      stage: DETECTOR_STAGE,
+      status: flagged.has(line.logline_id) ? 'detected' : 'finished',
+      timestamp: o.now,
+      is_active: false,
     });
   }
-  out.push({
-    ...events.emit('batch_tree', o.source, {
-      batch_row_id: batchRowId(DETECTOR_STAGE, o.batch.batch_id),
-      stage: DETECTOR_STAGE,
-      instance_name: o.instanceName,
-      status: detected ? 'detected' : 'finished',
-      timestamp: o.now,
-      parent_batch_row_id: o.batch.batch_tree_row_id ?? null,
-      batch_id: o.batch.batch_id,
-    }),
-    source: o.source,
+  events.emit('batch_tree', o.source, {
+    batch_row_id: batchRowId(DETECTOR_STAGE, o.batch.batch_id),
+    stage: DETECTOR_STAGE,
+    instance_name: o.instanceName,
+    status: detected ? 'detected' : 'finished',
+    timestamp: o.now,
+    parent_batch_row_id: o.batch.batch_tree_row_id ?? null,
+    batch_id: o.batch.batch_id,
   });
   return out;
 }

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { MonitoringRowBatch } from '../../monitoring/row-batch.ts';
 import type { DetectorConfig } from '../../config/index.ts';
 import {
   RecordError,
@@ -63,6 +64,7 @@ export function dgaDetectorStage(
     outputTopics: detectorOutputTopics(o.topics),
     async process(records, ctx): Promise<ProcessResult> {
       const outputs: StageOutput[] = [];
+      const rows = new MonitoringRowBatch(o.topics.monitoringPrefix);
       const failures: ProcessResult['failures'] = [];
       const decoded: { record: (typeof records)[number]; batch: Batch; lines: ScoredLine['line'][] }[] = [];
       for (const record of records) {
@@ -97,12 +99,14 @@ export function dgaDetectorStage(
               topics: o.topics,
               instanceName,
               now,
+              rows,
             }),
           );
         } catch (e) {
           throw new RecordError(record, e);
         }
       }
+      outputs.push(...rows.outputs());
       return { outputs, failures };
     },
   };

@@ -1,10 +1,21 @@
 import type { HamstringConfig } from '../../config/index.ts';
 import type { TableName } from '../../monitoring/tables.ts';
-import { systemClock, type Clock, type ProcessResult, type Stage } from '../../runtime/index.ts';
-import { processBatches } from '../batch-stage.ts';
-import { encodeBatch } from '../messages.ts';
+import {
+  systemClock,
+  type Clock,
+  type ProcessResult,
+  type Stage,
+  type StageOutput,
+  type TimerContext,
+} from '../../runtime/index.ts';
+import { processBatches, type BatchStep } from '../batch-stage.ts';
+import { collectorSettings } from '../collector/collector-settings.ts';
+import { stableId } from '../ids.ts';
+import { CallRows } from '../monitoring-rows.ts';
+import { encodeBatch, type Batch, type LogLine } from '../messages.ts';
 import { monitoringTopics, pipelineTopic } from '../topics.ts';
-import { inspect, splitBySource, type SubnetModel } from './inspection.ts';
+import { addLines, closeOpenBin, type BinVerdicts, type SubnetModel } from './bin-stream.ts';
+import { splitBySource } from './inspection.ts';
 import { inspectorModel } from './models.ts';
 
 export const INSPECTOR_STAGE = 'data_inspection.inspector';
@@ -28,11 +39,14 @@ export interface InspectorStageOptions {
 }
 
 /**
- * The inspector of one `data_inspection` entry. `StreamADInspector` scores each subnet's batches
- * with the configured model, whose state per subnet lives in the `models` store (partitioned like
- * the input, which is keyed by subnet_id); `NoInspector` finds every batch suspicious. A suspicious
- * batch is split per src_ip and each part sent, keyed by src_ip, to every detector of this
- * inspector; the lines of a batch found normal leave the pipeline (`finished`).
+ * The inspector of one `data_inspection` entry. `StreamADInspector` bins each subnet's lines on
+ * event time with state that carries across batches (`bin-stream.ts`), the model's state per subnet
+ * in the `models` store (partitioned like the input, which is keyed by subnet_id): a line is decided
+ * when its bin closes, so the verdict does not depend on how lines fell into batches. The decided
+ * lines of the hosts found suspicious are split per src_ip and each part sent, keyed by src_ip, to
+ * every detector of this inspector; the other decided lines leave the pipeline (`finished`). The
+ * newest bin of a subnet waits for the subnet's next batch, or, once the subnet has been quiet for
+ * its collector's `batch_timeout`, for the timer. `NoInspector` sends every batch on whole.
  */
 export function createInspectorStage(options: InspectorStageOptions): Stage {
   const { config, inspectorName } = options;
@@ -45,6 +59,7 @@ export function createInspectorStage(options: InspectorStageOptions): Stage {
   const targets = config.pipeline.data_analysis
     .filter((detector) => detector.inspector_name === inspectorName)
     .map((detector) => pipelineTopic(config, 'inspector_to_detector', detector.name));
+  const quietMs = quietAfterMs(config, inspector.prefilter_name);
 
   const identity = {
     stage: INSPECTOR_STAGE,
@@ -53,68 +68,153 @@ export function createInspectorStage(options: InspectorStageOptions): Stage {
     monitoringTopicPrefix: prefix,
   };
 
+  /** Sends `lines` (lines of one input batch, or of a closed bin) split per src_ip. */
+  function send(
+    parent: Batch,
+    lines: readonly LogLine[],
+    step: Pick<BatchStep, 'emit' | 'stamp' | 'outputs'>,
+    source?: StageOutput['source'],
+  ): void {
+    if (lines.length === 0) return;
+    const { emit, stamp, outputs } = step;
+    const batch: Batch = {
+      batch_tree_row_id: parent.batch_tree_row_id,
+      batch_id: parent.batch_id,
+      begin_timestamp: lines[0]!.ts,
+      end_timestamp: lines[lines.length - 1]!.ts,
+      data: [...lines],
+    };
+    for (const part of splitBySource(batch, inspectorName, INSPECTOR_STAGE)) {
+      const id = part.batch.batch_id;
+      emit('suspicious_batches_to_batch', { suspicious_batch_id: id, batch_id: parent.batch_id });
+      emit('suspicious_batch_timestamps', {
+        ...stamp,
+        suspicious_batch_id: id,
+        client_ip: part.srcIp,
+        status: 'in_process',
+        is_active: true,
+        message_count: part.batch.data.length,
+      });
+      emit('batch_tree', {
+        ...stamp,
+        batch_row_id: part.batch.batch_tree_row_id,
+        status: 'in_process',
+        parent_batch_row_id: parent.batch_tree_row_id,
+        batch_id: id,
+      });
+      const value = encodeBatch(part.batch);
+      for (const topic of targets)
+        outputs.push(source ? { topic, key: part.srcIp, value, source } : { topic, key: part.srcIp, value });
+    }
+  }
+
+  /** Records the decided lines: those of suspicious hosts go on, the others finish here. */
+  function decide(
+    parent: Batch,
+    verdicts: BinVerdicts,
+    step: Pick<BatchStep, 'emit' | 'stamp' | 'outputs' | 'now'>,
+    source?: StageOutput['source'],
+  ): void {
+    const suspicious = verdicts.decided.filter((line) => verdicts.suspiciousHosts.has(line.src_ip));
+    for (const line of verdicts.decided) {
+      if (verdicts.suspiciousHosts.has(line.src_ip)) continue;
+      step.emit('logline_timestamps', {
+        logline_id: line.logline_id,
+        stage: INSPECTOR_STAGE,
+        status: 'finished',
+        timestamp: step.now,
+        is_active: false,
+      });
+    }
+    send(parent, suspicious, step, source);
+  }
+
   const stage: Stage = {
     name: INSPECTOR_STAGE,
     shortName: 'inspector',
     inputTopics: [pipelineTopic(config, 'prefilter_to_inspector', inspectorName)],
     outputTopics: [...targets, ...monitoringTopics(TABLES, prefix)],
-    ...(streaming ? { stores: { [MODEL_STORE]: {} } } : {}),
     process(records, ctx): ProcessResult {
       return processBatches(records, identity, (step) => {
-        const { record, batch, now, stamp, emit, outputs } = step;
-        let suspicious = true;
+        const { record, batch, stamp, emit } = step;
         const subnet = batch.data[0]?.subnet_id;
-        if (model && subnet !== undefined) {
-          const store = ctx.state(record.partition).store<SubnetModel>(MODEL_STORE);
-          const result = inspect(batch, store.get(subnet), model, inspector);
-          if (result.next) store.put(subnet, result.next);
-          suspicious = result.suspicious;
+        if (!model || subnet === undefined) {
+          emit('batch_timestamps', {
+            ...stamp,
+            batch_id: batch.batch_id,
+            status: 'finished',
+            is_active: true,
+            message_count: batch.data.length,
+          });
+          send(batch, batch.data, step, record);
+          return;
         }
-        const parentRow = batch.batch_tree_row_id;
+        const context = new Set(batch.context_logline_ids ?? []);
+        const own = batch.data.filter((line) => !context.has(line.logline_id));
+        const store = ctx.state(record.partition).store<SubnetModel>(MODEL_STORE);
+        const verdicts = addLines(own, store.get(subnet), model, inspector, step.now);
+        store.put(subnet, verdicts.next);
         emit('batch_timestamps', {
           ...stamp,
           batch_id: batch.batch_id,
           status: 'finished',
-          is_active: suspicious,
+          is_active: verdicts.suspiciousHosts.size > 0,
           message_count: batch.data.length,
         });
-        if (!suspicious) {
-          const context = new Set(batch.context_logline_ids ?? []);
-          for (const line of batch.data) {
-            if (context.has(line.logline_id)) continue;
-            emit('logline_timestamps', {
-              logline_id: line.logline_id,
-              stage: INSPECTOR_STAGE,
-              status: 'finished',
-              timestamp: now,
-              is_active: false,
-            });
-          }
-          return;
-        }
-        for (const part of splitBySource(batch, inspectorName, INSPECTOR_STAGE)) {
-          const id = part.batch.batch_id;
-          emit('suspicious_batches_to_batch', { suspicious_batch_id: id, batch_id: batch.batch_id });
-          emit('suspicious_batch_timestamps', {
-            ...stamp,
-            suspicious_batch_id: id,
-            client_ip: part.srcIp,
-            status: 'in_process',
-            is_active: true,
-            message_count: part.batch.data.length,
-          });
-          emit('batch_tree', {
-            ...stamp,
-            batch_row_id: part.batch.batch_tree_row_id,
-            status: 'in_process',
-            parent_batch_row_id: parentRow,
-            batch_id: id,
-          });
-          const value = encodeBatch(part.batch);
-          for (const topic of targets) outputs.push({ topic, key: part.srcIp, value, source: record });
-        }
+        decide(batch, verdicts, step, record);
       });
     },
   };
-  return stage;
+  if (!model) return stage;
+  return {
+    ...stage,
+    stores: { [MODEL_STORE]: {} },
+    timer: { intervalMs: Math.min(1000, Math.max(100, Math.round(quietMs / 4))) },
+    onTimer(ctx: TimerContext): ProcessResult {
+      const outputs: StageOutput[] = [];
+      const rows = new CallRows(prefix);
+      // No input record: the rows' identity is the timer call's (stage, inspector, partition, time).
+      const emit = rows.about({
+        topic: `__timer.${INSPECTOR_STAGE}.${inspectorName}`,
+        partition: ctx.partition,
+        offset: ctx.now,
+      });
+      const stamp = { stage: INSPECTOR_STAGE, instance_name: inspectorName, timestamp: ctx.now };
+      const store = ctx.state.store<SubnetModel>(MODEL_STORE);
+      for (const [subnet, stored] of [...store.range()]) {
+        if (!stored.open || ctx.now - stored.open.since < quietMs) continue;
+        const verdicts = closeOpenBin(stored, model, inspector);
+        store.put(subnet, verdicts.next);
+        const id = stableId('inspector_bin', inspectorName, subnet, String(stored.open.bin));
+        const parent: Batch = {
+          batch_tree_row_id: stableId('batch_tree', id, INSPECTOR_STAGE),
+          batch_id: id,
+          begin_timestamp: '',
+          end_timestamp: '',
+          data: [],
+        };
+        if (verdicts.decided.length > 0)
+          emit('batch_tree', {
+            ...stamp,
+            batch_row_id: parent.batch_tree_row_id,
+            status: 'finished',
+            parent_batch_row_id: null,
+            batch_id: id,
+          });
+        decide(parent, verdicts, { emit, stamp, outputs, now: ctx.now });
+      }
+      rows.flush(outputs);
+      return { outputs };
+    },
+  };
+}
+
+/** How long a subnet's newest bin waits for more lines: its collector's `batch_timeout`. */
+function quietAfterMs(config: HamstringConfig, prefilterName: string): number {
+  const prefilter = config.pipeline.log_filtering.find((entry) => entry.name === prefilterName);
+  const collector = config.pipeline.log_collection.collectors.find(
+    (c) => c.name === prefilter?.collector_name,
+  );
+  if (collector) return collectorSettings(config, collector).buffer.timeoutMs;
+  return Math.round(config.pipeline.log_collection.default_batch_handler_config.batch_timeout * 1000);
 }

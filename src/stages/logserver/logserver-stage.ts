@@ -1,5 +1,5 @@
 import type { CollectorConfig, HamstringConfig } from '../../config/index.ts';
-import { monitoringEvent } from '../../monitoring/events.ts';
+import { MonitoringRowBatch } from '../../monitoring/row-batch.ts';
 import type { TableName } from '../../monitoring/tables.ts';
 import {
   systemClock,
@@ -73,49 +73,32 @@ export function createLogserverStage(options: LogserverStageOptions): Stage {
   const inputFile = config.pipeline.log_storage.logserver.input_file;
   const chunk = options.fileChunkBytes ?? 1024 * 1024;
 
-  /** The line to each target and its two monitoring rows; `attach`: outputs name `source`. */
+  /** The line to each target; its two monitoring rows go to `rows`. `attach`: outputs name `source`. */
   function forward(
     value: Buffer,
     source: RecordPosition,
     targets: readonly Target[],
     times: { now: number; timestampIn: number; attach: boolean },
-  ): StageOutput[] {
+    rows: MonitoringRowBatch,
+    out: StageOutput[],
+  ): void {
     const { now, timestampIn, attach } = times;
-    const out: StageOutput[] = [];
     const srcIp = sourceAddress(value, Math.max(...targets.map((t) => t.maxLineBytes)));
-    const withSource = attach ? { source } : {};
     for (const t of targets) {
       const key = srcIp === undefined ? null : (subnetId(srcIp, t.subnet) ?? null);
-      out.push({ topic: t.topic, key, value, ...withSource });
+      out.push(attach ? { topic: t.topic, key, value, source } : { topic: t.topic, key, value });
     }
     const messageId = stableId('server_log', source.topic, source.partition, source.offset);
-    out.push(
-      {
-        ...monitoringEvent(
-          'server_logs',
-          source,
-          0,
-          {
-            message_id: messageId,
-            timestamp_in: timestampIn,
-            message_text: value.subarray(0, MAX_TEXT).toString('utf8'),
-          },
-          prefix,
-        ),
-        ...withSource,
-      },
-      {
-        ...monitoringEvent(
-          'server_logs_timestamps',
-          source,
-          0,
-          { message_id: messageId, event: 'timestamp_out', event_timestamp: now },
-          prefix,
-        ),
-        ...withSource,
-      },
-    );
-    return out;
+    rows.add('server_logs', source, 0, {
+      message_id: messageId,
+      timestamp_in: timestampIn,
+      message_text: value.subarray(0, MAX_TEXT).toString('utf8'),
+    });
+    rows.add('server_logs_timestamps', source, 0, {
+      message_id: messageId,
+      event: 'timestamp_out',
+      event_timestamp: now,
+    });
   }
 
   const stage: Stage = {
@@ -125,13 +108,15 @@ export function createLogserverStage(options: LogserverStageOptions): Stage {
     outputTopics: [...new Set(allTargets.map((t) => t.topic)), ...monitoringTopics(TABLES, prefix)],
     process(records): ProcessResult {
       const outputs: StageOutput[] = [];
+      const rows = new MonitoringRowBatch(prefix);
       for (const record of records) {
         const targets = byProtocol.get(protocolOf.get(record.topic) ?? '') ?? [];
         const now = clock.now();
         const value = record.value ?? Buffer.alloc(0);
         const times = { now, timestampIn: record.timestamp ?? now, attach: true };
-        outputs.push(...forward(value, record, targets, times));
+        forward(value, record, targets, times, rows, outputs);
       }
+      outputs.push(...rows.outputs());
       return { outputs };
     },
   };
@@ -146,12 +131,14 @@ export function createLogserverStage(options: LogserverStageOptions): Stage {
       const read = await readNextLines(inputFile, store.get(POSITION_KEY), chunk);
       if (!read) return { outputs: [] };
       const outputs: StageOutput[] = [];
+      const rows = new MonitoringRowBatch(prefix);
       const topic = `file:${inputFile}@${read.file.dev}:${read.file.ino}`;
       for (const line of read.lines) {
         const source = { topic, partition: 0, offset: line.offset };
         const times = { now: ctx.now, timestampIn: ctx.now, attach: false };
-        outputs.push(...forward(line.bytes, source, allTargets, times));
+        forward(line.bytes, source, allTargets, times, rows, outputs);
       }
+      outputs.push(...rows.outputs());
       store.put(POSITION_KEY, read.position);
       return { outputs };
     },

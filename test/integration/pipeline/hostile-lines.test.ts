@@ -24,6 +24,8 @@ import {
 /** Hostile lines: 3,000 by default, 100,000 in test:long (HAMSTRING_HOSTILE_LINES sets any count). */
 const HOSTILE = Number(process.env.HAMSTRING_HOSTILE_LINES ?? longOr(3_000, 100_000));
 const VALID = 3_000;
+/** Waits grow with the input: the long run pushes a third of a gigabyte of hostile bytes through. */
+const DEADLINE_MS = 120_000 + HOSTILE * 10;
 
 let bootstrap: string;
 let clickhouseUrl: string;
@@ -116,13 +118,13 @@ test(`${HOSTILE} hostile lines mixed into valid traffic: each recorded as failed
     }
     return arrived.size;
   };
-  tally(await readUntil(bootstrap, output, (rs) => tally(rs) >= VALID, 120_000));
+  tally(await readUntil(bootstrap, output, (rs) => tally(rs) >= VALID, DEADLINE_MS));
   assert.equal(arrived.size, VALID, 'valid lines in batches');
 
   const failed = await pollUntil(
     () => clickhouseNumber(clickhouseUrl, `SELECT count() FROM ${database}.failed_loglines_dedup`),
     (n) => n >= HOSTILE,
-    120_000,
+    DEADLINE_MS,
   );
   assert.equal(failed, HOSTILE, 'failed_loglines rows');
   assert.equal(

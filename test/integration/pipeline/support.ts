@@ -125,7 +125,10 @@ export async function clickhouseNumber(url: string, sql: string): Promise<number
   return Number(text.trim());
 }
 
-/** Polls until `read` returns what `done` accepts, or returns its last value at the deadline. */
+/**
+ * Polls until `read` returns what `done` accepts, or returns its last value at the deadline. A read
+ * that throws (a busy ClickHouse dropping a connection) is tried again; at the deadline it throws.
+ */
 export async function pollUntil<T>(
   read: () => Promise<T>,
   done: (v: T) => boolean,
@@ -133,8 +136,12 @@ export async function pollUntil<T>(
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const v = await read();
-    if (done(v) || Date.now() > deadline) return v;
+    try {
+      const v = await read();
+      if (done(v) || Date.now() > deadline) return v;
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+    }
     await new Promise((r) => setTimeout(r, 1_000));
   }
 }

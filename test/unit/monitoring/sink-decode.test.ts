@@ -53,6 +53,29 @@ describe('sink decoding', () => {
     assert.match(rejected[2]!.error.message, /batch_id/);
   });
 
+  test('a record carrying an array yields each row; a row that does not fit is rejected alone, as its own record', () => {
+    const d = new RowDecoder(TABLES, 'clickhouse_');
+    const { byTable, rejected } = d.decode([
+      rec('clickhouse_logline_to_batches', 7, [good(1), { ...good(2), batch_id: undefined }, good(3)]),
+      rec('clickhouse_logline_to_batches', 8, good(4)),
+      rec('clickhouse_logline_to_batches', 9, []),
+    ]);
+    assert.deepEqual(
+      byTable.get('logline_to_batches')?.map((r) => [r.record.offset, r.row.src_offset]),
+      [
+        [7, 1],
+        [7, 3],
+        [8, 4],
+      ],
+    );
+    assert.deepEqual(
+      rejected.map((r) => [r.record.offset, r.reason]),
+      [[7, 'schema']],
+    );
+    const { batch_id: _dropped, ...withoutBatch } = good(2);
+    assert.deepEqual(JSON.parse(rejected[0]!.record.value!.toString()), withoutBatch);
+  });
+
   test('the decoder subscribes one topic per table under the prefix', () => {
     assert.equal(new RowDecoder(TABLES, 'x_').topics.length, 13);
     assert.ok(new RowDecoder(TABLES, 'x_').topics.includes('x_batch_tree'));

@@ -40,7 +40,7 @@ test('the stage reads its collector topic and writes to its prefilter and monito
   assert.deepEqual(stage.inputTopics, [INPUT]);
   assert.ok(Array.isArray(stage.outputTopics) && stage.outputTopics.includes(OUTPUT));
   assert.deepEqual(Object.keys(stage.stores ?? {}), ['batches']);
-  assert.equal(stage.timer?.intervalMs, 200);
+  assert.equal(stage.timer?.intervalMs, 500, 'a quarter of the 2 s batch_timeout');
 });
 
 test('an invalid line becomes a failed_loglines row with its reason and the stage goes on', () => {
@@ -116,7 +116,7 @@ test('a batch carries its subnet previous batch as context, and records only its
 test('the timer sends a batch once it has waited batch_timeout, not before', () => {
   const { stage, state, run } = setup(100, 2);
   run([at(1)]);
-  const early = stage.onTimer!(timerContext(state, 0, 1_000_000 + 1_999)) as ProcessResult;
+  const early = stage.onTimer!(timerContext(state, 0, 1_000_000 + 100)) as ProcessResult;
   assert.equal(batchesOf(early.outputs).length, 0);
   assert.equal(monitoringRows(early.outputs, 'fill_levels')[0]?.entry_count, 1);
   const due = stage.onTimer!(timerContext(state, 0, 1_000_000 + 2_000)) as ProcessResult;
@@ -125,9 +125,23 @@ test('the timer sends a batch once it has waited batch_timeout, not before', () 
   assert.equal(sent[0]?.batch.data.length, 1);
   assert.ok(due.outputs.filter((o) => o.topic === OUTPUT).every((o) => o.source === undefined));
   assert.equal(monitoringRows(due.outputs, 'batch_timestamps')[0]?.status, 'completed');
+  assert.equal(monitoringRows(due.outputs, 'fill_levels')[0]?.entry_count, 0);
   const after = stage.onTimer!(timerContext(state, 0, 1_000_000 + 4_000)) as ProcessResult;
-  assert.equal(batchesOf(after.outputs).length, 0);
-  assert.equal(monitoringRows(after.outputs, 'fill_levels')[0]?.entry_count, 0);
+  assert.deepEqual(after.outputs, [], 'nothing sent and the level reported this period: no output');
+  const next = stage.onTimer!(timerContext(state, 0, 1_000_000 + 5_000)) as ProcessResult;
+  assert.equal(monitoringRows(next.outputs, 'fill_levels')[0]?.entry_count, 0, 'reported each period');
+});
+
+test('while lines flow, a batch past its timeout leaves with them, not only with the timer', () => {
+  const { run, clock } = setup(100, 2);
+  run([at(1)]);
+  assert.equal(batchesOf(run([at(2)], 1).outputs).length, 0);
+  clock.set(1_000_000 + 2_000);
+  const sent = batchesOf(run([at(3, '10.9.9.9')], 2).outputs);
+  assert.deepEqual(
+    sent.map((b) => b.batch.data.length),
+    [2],
+  );
 });
 
 test('context of a subnet quiet for ten batch timeouts is dropped', () => {
@@ -145,10 +159,13 @@ test('monitoring rows of one line never share an identity', () => {
   const result = run([at(1)]);
   const identities = result.outputs
     .filter((o) => String(o.topic).startsWith('clickhouse_'))
-    .map((o) => {
-      const row = JSON.parse(o.value as string) as Record<string, unknown>;
-      return `${o.topic}/${String(row.src_topic)}/${String(row.src_offset)}/${String(row.row_index)}`;
-    });
+    .flatMap((o) =>
+      monitoringRows([o], o.topic.slice('clickhouse_'.length)).map((row) => ({ topic: o.topic, row })),
+    )
+    .map(
+      ({ topic, row }) =>
+        `${topic}/${String(row.src_topic)}/${String(row.src_offset)}/${String(row.row_index)}`,
+    );
   assert.equal(new Set(identities).size, identities.length);
   assert.deepEqual(
     monitoringRows(result.outputs, 'logline_timestamps').map((r) => r.status),
@@ -189,4 +206,20 @@ test('hostile lines mixed into valid traffic: each recorded once with a reason, 
   });
   assert.equal(batched.length, 300);
   assert.equal(new Set(batched).size, 300);
+});
+
+test('the lines one call adds to a subnet are one store entry, and the batch still holds each of them once', () => {
+  const { run, state } = setup(6);
+  run([at(1), at(2), at(3)]);
+  const lineKeys = () =>
+    Object.keys(state.partition(0).snapshot().batches ?? {}).filter((k) => k.startsWith('l/'));
+  assert.equal(lineKeys().length, 1);
+  run([at(4), at(5)], 3);
+  assert.equal(lineKeys().length, 2);
+  const sent = batchesOf(run([at(6), at(7)], 5).outputs);
+  assert.deepEqual(
+    sent.map((b) => b.batch.data.map((l) => l.ts.slice(17, 19))),
+    [['01', '02', '03', '04', '05', '06']],
+  );
+  assert.equal(lineKeys().length, 1, 'the line after the full batch starts the next one');
 });

@@ -3,10 +3,10 @@ import { test } from 'node:test';
 import type { HamstringConfig } from '../../../src/config/index.ts';
 import type { ProcessResult, StageOutput } from '../../../src/runtime/index.ts';
 import { createInspectorStage } from '../../../src/stages/inspector/inspector-stage.ts';
-import type { SubnetModel } from '../../../src/stages/inspector/inspection.ts';
+import type { SubnetModel } from '../../../src/stages/inspector/bin-stream.ts';
 import { encodeBatch, type Batch, type LogLine } from '../../../src/stages/messages.ts';
 import { MemoryState } from '../../support/memory-state.ts';
-import { record, stageContext } from '../../support/stage-context.ts';
+import { record, stageContext, timerContext } from '../../support/stage-context.ts';
 import { batch, line } from './batches.ts';
 import { batchesSent, monitoringRows } from './outputs.ts';
 import { shippedConfig } from './fixtures.ts';
@@ -72,12 +72,12 @@ test('NoInspector passes every batch on, split per src_ip and keyed by it', () =
   );
 });
 
-test('a steady batch is not suspicious: nothing is sent and its lines finish', () => {
+test('a steady batch is not suspicious: nothing is sent and its lines finish as their bins close', () => {
   const { run } = runner(withInspector({}));
   const result = run(batch(steady('s', 0, 50)));
   assert.equal(sent(result.outputs).length, 0);
   const finished = monitoringRows(result.outputs, 'logline_timestamps');
-  assert.equal(finished.length, 50);
+  assert.equal(finished.length, 49, 'the newest bin waits for the next batch');
   assert.ok(finished.every((r) => r.status === 'finished' && r.is_active === 0));
 });
 
@@ -100,24 +100,20 @@ test('a burst after a steady history is suspicious (counts summed in its bin); t
   );
 });
 
-test("a burst after a long pause (a restart) is judged as without it: the quiet bins are learnt, not counted as the batch's rows", () => {
+test('a burst after a long pause (a restart) is judged as without it', () => {
   // About one NXDOMAIN line a second, and a host resolving 25 names within one second.
   const sparse = (prefix: string, from: number) =>
     Array.from({ length: 36 }, (_, i) => line(`${prefix}${i}`, from + i * 0.83 + 0.001));
   const burst = (from: number) =>
     Array.from({ length: 25 }, (_, i) => line(`b${i}`, from + i * 0.04 + 0.001, { src_ip: '10.2.54.66' }));
   const verdict = (pauseSeconds: number) => {
-    const { run, state } = runner(withInspector({}));
+    const { run } = runner(withInspector({}));
     run(batch(sparse('h', 0)));
     const start = 30 + pauseSeconds;
     const lines = [...sparse('n', start), ...burst(start + 10)].sort((x, y) => (x.ts < y.ts ? -1 : 1));
-    const keys = sent(run(batch(lines)).outputs)
+    return sent(run(batch(lines)).outputs)
       .map((p) => p.key)
       .sort();
-    // The next batch goes on after the last bin scored, the pause included.
-    const seenUntil = state.partition(0).store<SubnetModel>('models').get('10.2.54.0_24')?.seenUntil;
-    assert.equal(seenUntil, Date.parse('2026-11-30T00:00:00Z') * 1000 + (start + 29.06) * 1e6);
-    return keys;
   };
   assert.deepEqual(verdict(0), ['10.2.54.66', '10.2.54.7']);
   // Five minutes are 15,000 empty 20 ms bins, ten times the batch's own 1,450.
@@ -130,10 +126,14 @@ test('model state is kept per subnet and context lines are not scored twice', ()
   run(batch(steady('a', 0, 10)), batch(steady('o', 0, 3).map(other)));
   const store = state.partition(0).store<SubnetModel>('models');
   const first = store.get('10.2.54.0_24');
-  assert.equal(first?.seenUntil, 200_000 + Date.parse('2026-11-30T00:00:00Z') * 1000);
-  assert.equal(store.get('10.9.9.0_24')?.seenUntil, 60_000 + Date.parse('2026-11-30T00:00:00Z') * 1000);
+  const bin0 = Date.parse('2026-11-30T00:00:00Z') / 20;
+  assert.deepEqual([first?.lastBin, first?.open?.bin], [bin0 + 8, bin0 + 9]);
+  assert.deepEqual(
+    [store.get('10.9.9.0_24')?.lastBin, store.get('10.9.9.0_24')?.open?.bin],
+    [bin0 + 1, bin0 + 2],
+  );
   const window = (first?.states[0] as { window: number[] }).window;
-  assert.equal(window.length, 10);
+  assert.equal(window.length, 9, 'nine bins closed, the tenth open');
   const previous = steady('a', 0, 10);
   run(
     batch(
@@ -142,7 +142,7 @@ test('model state is kept per subnet and context lines are not scored twice', ()
     ),
   );
   const after = (store.get('10.2.54.0_24')?.states[0] as { window: number[] }).window;
-  assert.equal(after.length, 15);
+  assert.equal(after.length, 14, 'the open bin and four new ones closed; context lines not counted again');
 });
 
 test('a record that is not a Batch is dead-lettered alone', () => {
@@ -170,5 +170,25 @@ test('multivariate Loda and ensemble modes run from the config and keep one stat
   mixed.run(batch(steady('e', 0, 30)));
   const states = mixed.state.partition(0).store<SubnetModel>('models').get('10.2.54.0_24')?.states;
   assert.equal(states?.length, 2);
-  assert.equal((states?.[1] as { n: number }).n, 30);
+  assert.equal((states?.[1] as { n: number }).n, 29, 'every closed bin learnt once');
+});
+
+test("a quiet subnet's newest bin is closed by the timer once it waited batch_timeout, and its burst goes on", () => {
+  const { stage, state, run } = runner(withInspector({}));
+  const burst = Array.from({ length: 10 }, (_, i) =>
+    line(`b${i}`, 1.002 + i * 0.001, { src_ip: '10.2.54.66' }),
+  );
+  assert.equal(
+    sent(run(batch([...steady('s', 0, 50), ...burst])).outputs).length,
+    0,
+    'the burst bin is open',
+  );
+  const early = stage.onTimer!(timerContext(state, 0, Date.now() + 1_000)) as ProcessResult;
+  assert.deepEqual(early.outputs, []);
+  const late = stage.onTimer!(timerContext(state, 0, Date.now() + 31_000)) as ProcessResult;
+  assert.deepEqual(
+    sent(late.outputs).map((p) => [p.key, p.batch.data.length]),
+    [['10.2.54.66', 10]],
+  );
+  assert.equal(state.partition(0).store<SubnetModel>('models').get('10.2.54.0_24')?.open, undefined);
 });

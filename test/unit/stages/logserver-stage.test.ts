@@ -8,6 +8,7 @@ import type { ProcessResult, StageOutput } from '../../../src/runtime/index.ts';
 import { createLogserverStage } from '../../../src/stages/logserver/logserver-stage.ts';
 import { MemoryState } from '../../support/memory-state.ts';
 import { record, stageContext, timerContext } from '../../support/stage-context.ts';
+import { monitoringRows } from './outputs.ts';
 import { dnsLine, shippedConfig } from './fixtures.ts';
 
 const COLLECTOR_TOPIC = 'pipeline-logserver_to_collector-dga_collector';
@@ -48,9 +49,15 @@ test('a line goes unchanged to every collector of its protocol, keyed by its sub
     [COLLECTOR_TOPIC, '10.2.54.0_24', line],
     ['pipeline-logserver_to_collector-wide', '10.2.0.0_16', line],
   ]);
-  assert.ok(result.outputs.every((o) => o.source?.offset === 5));
+  const pipeline = result.outputs.filter((o) => !o.topic.startsWith('clickhouse_'));
+  assert.ok(pipeline.every((o) => o.source?.offset === 5));
   const rows = result.outputs.filter((o) => o.topic.startsWith('clickhouse_')).map((o) => o.topic);
   assert.deepEqual(rows, ['clickhouse_server_logs', 'clickhouse_server_logs_timestamps']);
+  for (const table of ['server_logs', 'server_logs_timestamps'])
+    assert.deepEqual(
+      monitoringRows(result.outputs, table).map((r) => [r.src_offset, r.row_index]),
+      [[5, 0]],
+    );
 });
 
 test('a line whose address does not parse goes on unkeyed', () => {

@@ -8,9 +8,15 @@ export function batchesSent(outputs: readonly StageOutput[], topic: string): { k
     .map((o) => ({ key: String(o.key), batch: decodeBatch(o.value as string) }));
 }
 
-/** The monitoring rows a stage's outputs write to ClickHouse table `table`. */
+/**
+ * The monitoring rows a stage's outputs write to ClickHouse table `table`: a record carries one row
+ * or an array of rows, as the monitoring agent reads them.
+ */
 export function monitoringRows(outputs: readonly StageOutput[], table: string): Record<string, unknown>[] {
   return outputs
     .filter((o) => o.topic === `clickhouse_${table}`)
-    .map((o) => JSON.parse(o.value as string) as Record<string, unknown>);
+    .flatMap((o) => {
+      const parsed = JSON.parse(String(o.value)) as Record<string, unknown> | Record<string, unknown>[];
+      return Array.isArray(parsed) ? parsed : [parsed];
+    });
 }

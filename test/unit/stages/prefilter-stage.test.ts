@@ -96,5 +96,8 @@ test('a record that is not a Batch fails alone as a decode error; the others go 
     ],
   );
   assert.equal(sent(result.outputs).length, 1);
-  assert.ok(result.outputs.every((o) => o.source?.offset === 1));
+  assert.ok(
+    result.outputs.filter((o) => !o.topic.startsWith('clickhouse_')).every((o) => o.source?.offset === 1),
+  );
+  assert.ok(monitoringRows(result.outputs, 'batch_timestamps').every((r) => r.src_offset === 1));
 });

@@ -1,4 +1,5 @@
 import type { DetectorConfig } from '../../../config/index.ts';
+import { MonitoringRowBatch } from '../../../monitoring/row-batch.ts';
 import type { KeyValueStore, ProcessResult, Stage, StageOutput } from '../../../runtime/index.ts';
 import { domainOf, ownLines, type ScoredLine } from '../alerts.ts';
 import { decodeBatch } from '../../messages.ts';
@@ -83,6 +84,7 @@ export function createDomainator(o: DomainatorOptions): Stage {
     timer: { intervalMs: Math.max(1000, Math.min(idleMs, 60_000)) },
     process(records, ctx): ProcessResult {
       const outputs: StageOutput[] = [];
+      const rows = new MonitoringRowBatch(o.topics.monitoringPrefix);
       const failures: ProcessResult['failures'] = [];
       for (const record of records) {
         let batch;
@@ -122,9 +124,11 @@ export function createDomainator(o: DomainatorOptions): Stage {
             topics: o.topics,
             instanceName,
             now,
+            rows,
           }),
         );
       }
+      outputs.push(...rows.outputs());
       return { outputs, failures };
     },
     onTimer(ctx): ProcessResult {

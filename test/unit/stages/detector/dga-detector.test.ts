@@ -17,6 +17,7 @@ import {
 } from '../../../../src/stages/detector/model/model-file.ts';
 import { DGA_SCORE_TASK_MODULE } from '../../../../src/stages/detector/score-task.ts';
 import { jsonRecord, stageContext } from '../../../support/stage-context.ts';
+import { monitoringRows } from '../outputs.ts';
 
 // One split on name_length (feature 2): <= 20 characters scores sigmoid(-2), longer sigmoid(2).
 const LOW = 1 / (1 + Math.exp(2));
@@ -137,9 +138,7 @@ test('context lines carried over from the previous batch are neither scored nor 
   const withContext = { ...batch, context_logline_ids: ['l2', 'l3'] };
   const result = await stage.process([jsonRecord('in', 0, withContext)], stageContext());
   assert.deepEqual(alertsOf(result.outputs), []);
-  const logged = result.outputs
-    .filter((o) => o.topic === 'clickhouse_logline_timestamps')
-    .map((o) => (JSON.parse(String(o.value)) as { logline_id: string }).logline_id);
+  const logged = monitoringRows(result.outputs, 'logline_timestamps').map((r) => r.logline_id);
   assert.deepEqual(logged, ['l1', 'l4']);
 });
 
@@ -156,10 +155,7 @@ test('min_warnings: a host with fewer warnings in the batch is not alerted', asy
 test('monitoring rows: one alert row, the batch finished as detected, each line detected or finished', async () => {
   const stage = await createDgaDetector({ detector: detectorConfig(), topics });
   const result = await stage.process([jsonRecord('in', 3, batch)], stageContext());
-  const rows = (topic: string) =>
-    result.outputs
-      .filter((o) => o.topic === topic)
-      .map((o) => JSON.parse(String(o.value)) as Record<string, unknown>);
+  const rows = (topic: string) => monitoringRows(result.outputs, topic.replace('clickhouse_', ''));
   assert.equal(rows('clickhouse_alerts').length, 1);
   assert.equal(
     rows('clickhouse_alerts')[0]?.domain_names,
@@ -180,8 +176,13 @@ test('monitoring rows: one alert row, the batch finished as detected, each line 
   );
   assert.equal(rows('clickhouse_batch_tree')[0]?.parent_batch_row_id, 'parent-row');
   assert.ok(
-    result.outputs.every((o) => o.source?.offset === 3),
-    'every output names its source record',
+    result.outputs.filter((o) => !o.topic.startsWith('clickhouse_')).every((o) => o.source?.offset === 3),
+    'every alert names its source record',
+  );
+  const monitoring = ['alerts', 'suspicious_batch_timestamps', 'logline_timestamps', 'batch_tree'];
+  assert.ok(
+    monitoring.every((t) => monitoringRows(result.outputs, t).every((r) => r.src_offset === 3)),
+    'every monitoring row is about the source record',
   );
 });
 

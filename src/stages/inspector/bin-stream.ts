@@ -1,0 +1,155 @@
+import type { InspectorConfig } from '../../config/index.ts';
+import { timestampMicros, type LogLine } from '../messages.ts';
+import { binWidthMicros, responseSize } from './binning.ts';
+import type { StreamModel } from './univariate-models.ts';
+
+/** The newest bin of a subnet: still open to lines, so neither scored nor learnt yet. */
+export interface OpenBin {
+  /** Bin number: start time / width. */
+  readonly bin: number;
+  readonly count: number;
+  readonly sizeSum: number;
+  /** Its lines, decided when the bin closes. */
+  readonly lines: readonly LogLine[];
+  /** Clock reading when a line last joined it (how long a quiet subnet's bin has waited). */
+  readonly since: number;
+}
+
+/** A subnet's model state as the `models` store keeps it. */
+export interface SubnetModel {
+  readonly states: unknown[];
+  readonly open?: OpenBin;
+  /** The last bin closed: the quiet bins from it to the next line's are learnt as zeros. */
+  readonly lastBin?: number;
+}
+
+export interface BinVerdicts {
+  /** Lines whose bin closed, in the order they arrived. */
+  readonly decided: readonly LogLine[];
+  /** Hosts with a line in a closed bin that scored >= `score_threshold`. */
+  readonly suspiciousHosts: ReadonlySet<string>;
+  /** Bins closed (scored and learnt), empty ones included, and how many scored >= the threshold. */
+  readonly rows: number;
+  readonly anomalous: number;
+  readonly next: SubnetModel;
+}
+
+/** Most empty bins a quiet gap is learnt as; longer gaps are shortened to this, whatever the batching. */
+export const MAX_GAP_BINS = 1000;
+
+type Settings = Pick<InspectorConfig, 'time_type' | 'time_range' | 'score_threshold'>;
+
+/**
+ * A subnet's requests as one series of event-time bins that carries across batches: each bin
+ * (`time_range` x `time_type`, aligned to the epoch) is scored and learnt exactly once, when a line
+ * of a later bin arrives (or {@link closeOpenBin} closes it), with its count summed over every batch
+ * that brought lines into it. A line's verdict is its bin's: a host is suspicious when one of its
+ * lines lies in a bin scoring >= `score_threshold`. So the verdict depends only on the lines and
+ * their order, never on how they were cut into batches: a subnet first seen in one large batch is
+ * judged bin by bin exactly as when its lines trickle in. A line older than the open bin (out of
+ * order) joins the open bin.
+ */
+export function addLines(
+  lines: readonly LogLine[],
+  stored: SubnetModel | undefined,
+  model: StreamModel<unknown[]>,
+  settings: Settings,
+  now: number,
+): BinVerdicts {
+  const width = binWidthMicros(settings.time_type, settings.time_range);
+  const run = new Run(stored, model, settings);
+  for (const line of lines) {
+    const bin = Math.floor(timestampMicros(line.ts) / width);
+    run.add(line, bin, responseSize(line.size), now);
+  }
+  return run.verdicts();
+}
+
+/** Closes a subnet's open bin (its subnet went quiet): scores and learns it, deciding its lines. */
+export function closeOpenBin(
+  stored: SubnetModel,
+  model: StreamModel<unknown[]>,
+  settings: Settings,
+): BinVerdicts {
+  const run = new Run(stored, model, settings);
+  run.close();
+  return run.verdicts();
+}
+
+interface Building {
+  bin: number;
+  count: number;
+  sizeSum: number;
+  lines: LogLine[];
+  since: number;
+}
+
+class Run {
+  readonly #states: unknown[];
+  #open: Building | undefined;
+  #lastBin: number | undefined;
+  readonly #decided: LogLine[] = [];
+  readonly #hosts = new Set<string>();
+  #rows = 0;
+  #anomalous = 0;
+
+  constructor(
+    stored: SubnetModel | undefined,
+    private readonly model: StreamModel<unknown[]>,
+    private readonly settings: Settings,
+  ) {
+    this.#states = stored ? structuredClone(stored.states) : model.initial();
+    this.#open = stored?.open ? { ...stored.open, lines: [...stored.open.lines] } : undefined;
+    this.#lastBin = stored?.lastBin;
+  }
+
+  add(line: LogLine, bin: number, size: number, now: number): void {
+    if (this.#open && bin > this.#open.bin) this.close();
+    if (!this.#open) {
+      // The quiet bins since the last closed one are zeros the model must see, as in any batching.
+      if (this.#lastBin !== undefined && bin > this.#lastBin) {
+        const gap = Math.min(bin - this.#lastBin - 1, MAX_GAP_BINS);
+        for (let i = 0; i < gap; i += 1) this.#score(0, 0);
+      }
+      this.#open = { bin, count: 0, sizeSum: 0, lines: [], since: now };
+    }
+    const open = this.#open;
+    open.count += 1;
+    open.sizeSum += size;
+    open.lines.push(line);
+    open.since = now;
+  }
+
+  close(): void {
+    const open = this.#open;
+    if (!open) return;
+    this.#open = undefined;
+    this.#lastBin = Math.max(open.bin, this.#lastBin ?? open.bin);
+    if (this.#score(open.count, open.sizeSum / open.count))
+      for (const line of open.lines) this.#hosts.add(line.src_ip);
+    this.#decided.push(...open.lines);
+  }
+
+  #score(count: number, meanSize: number): boolean {
+    const row = this.model.dims === 2 ? [count, meanSize] : [count];
+    this.#rows += 1;
+    const anomalous = this.model.scoreAndLearn(this.#states, row) >= this.settings.score_threshold;
+    if (anomalous) this.#anomalous += 1;
+    return anomalous;
+  }
+
+  verdicts(): BinVerdicts {
+    const next: SubnetModel = {
+      states: this.#states,
+      ...(this.#open ? { open: { ...this.#open } } : {}),
+      ...(this.#lastBin !== undefined ? { lastBin: this.#lastBin } : {}),
+    };
+    return {
+      decided: this.#decided,
+      suspiciousHosts: this.#hosts,
+      rows: this.#rows,
+      anomalous: this.#anomalous,
+      next,
+    };
+  }
+}

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { MonitoringRowError } from '../../../src/monitoring/events.ts';
+import { MonitoringRowBatch } from '../../../src/monitoring/row-batch.ts';
+import { RowDecoder } from '../../../src/monitoring/clickhouse-sink.ts';
+import { TABLES } from '../../../src/monitoring/tables.ts';
+import type { StageRecord } from '../../../src/runtime/stage.ts';
+
+const at = (offset: number) => ({ topic: 'in', partition: 1, offset });
+const link = (n: number) => ({ logline_id: `l${n}`, batch_id: 'b' });
+
+function asRecords(outputs: ReturnType<MonitoringRowBatch['outputs']>): StageRecord[] {
+  return outputs.map((o, offset) => ({
+    topic: o.topic,
+    partition: 0,
+    offset,
+    key: null,
+    value: Buffer.from(String(o.value)),
+    headers: {},
+    timestamp: 0,
+  }));
+}
+
+test('rows of a call become one record per table, and the agent reads back exactly those rows', () => {
+  const rows = new MonitoringRowBatch();
+  rows.emit('logline_to_batches', at(3), link(1));
+  rows.emit('logline_to_batches', at(3), link(2));
+  rows.emit('logline_to_batches', at(4), link(3));
+  rows.add('server_logs', at(4), 0, { message_id: 'm', timestamp_in: 1, message_text: 't' });
+  const outputs = rows.outputs();
+  assert.deepEqual(
+    outputs.map((o) => o.topic),
+    ['clickhouse_logline_to_batches', 'clickhouse_server_logs'],
+  );
+  const { byTable, rejected } = new RowDecoder(TABLES, 'clickhouse_').decode(asRecords(outputs));
+  assert.deepEqual(rejected, []);
+  assert.deepEqual(
+    byTable.get('logline_to_batches')?.map((r) => [r.row.src_offset, r.row.row_index, r.row.logline_id]),
+    [
+      [3, 0, 'l1'],
+      [3, 1, 'l2'],
+      [4, 0, 'l3'],
+    ],
+  );
+  assert.equal(byTable.get('server_logs')?.length, 1);
+  assert.deepEqual(rows.outputs(), [], 'outputs() forgets what it produced');
+});
+
+test('a table with more rows than fit one record is split, every row in exactly one record', () => {
+  const rows = new MonitoringRowBatch();
+  for (let n = 0; n < 500; n += 1) rows.emit('logline_to_batches', at(n), link(n));
+  const outputs = rows.outputs(4096);
+  assert.ok(outputs.length > 1);
+  assert.ok(outputs.every((o) => Buffer.byteLength(String(o.value)) <= 4096));
+  const offsets = outputs.flatMap((o) =>
+    (JSON.parse(String(o.value)) as { src_offset: number }[]).map((r) => r.src_offset),
+  );
+  assert.deepEqual(
+    offsets,
+    Array.from({ length: 500 }, (_, n) => n),
+  );
+});
+
+test('a row that does not fit its table is refused when added', () => {
+  const rows = new MonitoringRowBatch();
+  assert.throws(
+    () => rows.add('logline_to_batches', at(1), 0, { logline_id: 'l' } as never),
+    MonitoringRowError,
+  );
+});

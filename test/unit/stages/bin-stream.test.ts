@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { addLines, closeOpenBin, type SubnetModel } from '../../../src/stages/inspector/bin-stream.ts';
+import { inspectorModel } from '../../../src/stages/inspector/models.ts';
+import type { LogLine } from '../../../src/stages/messages.ts';
+import { line } from './batches.ts';
+import { shippedConfig } from './fixtures.ts';
+
+const inspector = shippedConfig().pipeline.data_inspection[0]!;
+const model = inspectorModel(inspector);
+
+/** Seeded so the traffic is the same on every run. */
+function random(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1_103_515_245 + 12_345) % 2 ** 31;
+    return s / 2 ** 31;
+  };
+}
+
+/**
+ * Ten seconds of one subnet: twelve benign hosts with a request every 80-160 ms, and two infected
+ * hosts that each burst eight requests into one 20 ms bin now and then. Sorted by time.
+ */
+function traffic(): LogLine[] {
+  const next = random(7);
+  const lines: LogLine[] = [];
+  for (let host = 1; host <= 12; host += 1)
+    for (let t = next() * 0.1; t < 10; t += 0.08 + next() * 0.08)
+      lines.push(line(`b${host}-${lines.length}`, t, { src_ip: `10.2.54.${host}` }));
+  for (const [host, bursts] of [
+    [66, [2.5, 6.1]],
+    [77, [4.3, 8.7]],
+  ] as const)
+    for (const at of bursts)
+      for (let i = 0; i < 8; i += 1)
+        lines.push(line(`x${host}-${at}-${i}`, at + 0.0005 + i * 0.002, { src_ip: `10.2.54.${host}` }));
+  return lines.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
+}
+
+/** Feeds `lines` cut at `cuts`, then closes the last bin; returns the suspicious hosts and decided ids. */
+function judge(lines: readonly LogLine[], sizes: () => number): { hosts: string[]; decided: string[] } {
+  let state: SubnetModel | undefined;
+  const hosts = new Set<string>();
+  const decided: string[] = [];
+  let now = 0;
+  for (let at = 0; at < lines.length;) {
+    const size = Math.max(1, sizes());
+    const verdicts = addLines(lines.slice(at, at + size), state, model, inspector, (now += 1000));
+    verdicts.suspiciousHosts.forEach((h) => hosts.add(h));
+    decided.push(...verdicts.decided.map((l) => l.logline_id));
+    state = verdicts.next;
+    at += size;
+  }
+  const last = closeOpenBin(state!, model, inspector);
+  last.suspiciousHosts.forEach((h) => hosts.add(h));
+  decided.push(...last.decided.map((l) => l.logline_id));
+  return { hosts: [...hosts].sort(), decided };
+}
+
+test('the suspicious hosts do not depend on how the same lines are cut into batches', () => {
+  const lines = traffic();
+  const whole = judge(lines, () => lines.length);
+  assert.ok(whole.hosts.includes('10.2.54.66') && whole.hosts.includes('10.2.54.77'), 'both bursts found');
+  assert.deepEqual(
+    whole.decided,
+    lines.map((l) => l.logline_id),
+    'every line decided once, in order',
+  );
+  const next = random(11);
+  for (const sizes of [() => 1, () => 7, () => 300, () => Math.floor(next() * 200)]) {
+    const cut = judge(lines, sizes);
+    assert.deepEqual(cut.hosts, whole.hosts);
+    assert.deepEqual(cut.decided, whole.decided);
+  }
+});
+
+test('counts are summed per bin across batches, quiet bins are learnt as zeros, a bin closes when a later line arrives', () => {
+  const seen: number[][] = [];
+  const recording = {
+    ...model,
+    scoreAndLearn: (_s: unknown[], row: readonly number[]) => (seen.push([...row]), 0),
+  };
+  const first = addLines([line('a', 0.001), line('b', 0.005)], undefined, recording, inspector, 1);
+  assert.deepEqual([first.decided, seen], [[], []], 'the open bin waits');
+  assert.equal(first.next.open?.count, 2);
+  const second = addLines([line('c', 0.019), line('d', 0.065)], first.next, recording, inspector, 2);
+  assert.deepEqual(
+    seen,
+    [[3], [0], [0]],
+    'bin 0 holds three lines, bins 1 and 2 (20-60 ms) are empty; bin 3 stays open',
+  );
+  assert.deepEqual(
+    second.decided.map((l) => l.logline_id),
+    ['a', 'b', 'c'],
+  );
+  assert.equal(
+    second.next.open?.bin,
+    Math.floor((Date.parse('2026-11-30T00:00:00Z') * 1000 + 65_000) / 20_000),
+  );
+});
