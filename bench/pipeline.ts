@@ -8,7 +8,7 @@
  * librdkafka's calls of six workers queue behind each other in libuv's default pool of 4 threads,
  * which alone cost two thirds of the throughput.
  *
- * --txn-records: records per transaction of the logserver and the collector (config.yaml: 50).
+ * --txn-records: records per transaction of the logserver and the collector (config.yaml: 50, spanned by a 200 ms commit interval).
  * --only throughput|latency: runs one phase.
  * --trace: every 5 s, per stage: consumer lag, records in/out, transactions and their mean time, so
  *   the stage that holds the pipeline back shows (its lag grows while the ones after it idle).

@@ -36,7 +36,14 @@ test('the shipped config.yaml carries the recovery settings: max.poll.interval, 
   assert.deepEqual(environment.kafka_transaction_batch, {
     size: 50,
     timeout_ms: 50,
-    stages: { detector: { size: 10 }, alerter: { size: 25 } },
+    stages: {
+      logserver: { commit_interval_ms: 200, commit_max_records: 5000 },
+      collector: { commit_interval_ms: 200, commit_max_records: 5000 },
+      prefilter: { commit_interval_ms: 200 },
+      inspector: { commit_interval_ms: 200 },
+      detector: { size: 10, commit_interval_ms: 200 },
+      alerter: { size: 25 },
+    },
     topics: {},
   });
   assert.deepEqual(pipeline.monitoring, {

@@ -77,8 +77,12 @@ environment:
     assert.deepEqual(o.commitInterval, { maxMs: 100, maxRecords: 2000 });
     assert.equal(o.batch.size, 200);
     const shipped = loadConfig({ path: 'config.yaml', env: {} });
+    assert.deepEqual(workerOptionsFromConfig({ config: shipped, stage: detector, env: {} }).commitInterval, {
+      maxMs: 200,
+    });
+    const alerter: Stage = { ...detector, name: 'data_alerting.alerter', shortName: 'alerter' };
     assert.equal(
-      workerOptionsFromConfig({ config: shipped, stage: detector, env: {} }).commitInterval,
+      workerOptionsFromConfig({ config: shipped, stage: alerter, env: {} }).commitInterval,
       undefined,
     );
   });
