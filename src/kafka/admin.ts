@@ -107,6 +107,8 @@ export function createAdmin(bootstrapServers: string, clientId = 'hamstring-admi
       );
       const g = res.groups[0];
       if (!g) return { groupId, state: 'Unknown', members: [] };
+      // A group-level error (its coordinator unavailable, ...) says nothing about the members.
+      if (g.error) throw classifyKafkaError(g.error, 'admin');
       return {
         groupId,
         state: STATES[g.state] ?? 'Unknown',
