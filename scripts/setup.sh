@@ -24,12 +24,20 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # 2. Node modules. CKJS_LINKING=dynamic makes @confluentinc/kafka-javascript build its bundled
-#    librdkafka against the system libraries instead of downloading their sources.
+#    librdkafka against the system libraries instead of downloading their sources. The client is
+#    built from source with patches/kafka-javascript/*.patch applied (each says which crash it
+#    fixes), so install scripts run only after patching; a changed patch reinstalls too.
 stamp=node_modules/.hamstring-lock-sha
-want=$(sha256sum package-lock.json | cut -d' ' -f1)
+client=node_modules/@confluentinc/kafka-javascript
+want=$(cat package-lock.json patches/kafka-javascript/*.patch | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   log "npm ci (builds librdkafka, about two minutes)"
-  CKJS_LINKING=dynamic npm ci --no-audit --no-fund --loglevel=error
+  CKJS_LINKING=dynamic npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+  for p in patches/kafka-javascript/*.patch; do
+    log "patching the Kafka client: $(basename "$p")"
+    patch --quiet --forward -p1 -d "$client" <"$p"
+  done
+  CKJS_LINKING=dynamic npm rebuild --build-from-source=@confluentinc/kafka-javascript --loglevel=error
   echo "$want" >"$stamp"
 fi
 

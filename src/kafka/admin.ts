@@ -60,7 +60,11 @@ export function createAdmin(bootstrapServers: string, clientId = 'hamstring-admi
       metadataClient.connect({ timeout: 10_000 }, (err) =>
         err ? reject(classifyKafkaError(err, 'admin')) : resolve(),
       ),
-    );
+    ).catch((e: unknown) => {
+      // A connect that failed (Kafka away) is tried again by the next call, not remembered.
+      metadataReady = undefined;
+      throw e;
+    });
     return metadataReady;
   };
 
@@ -107,6 +111,8 @@ export function createAdmin(bootstrapServers: string, clientId = 'hamstring-admi
       );
       const g = res.groups[0];
       if (!g) return { groupId, state: 'Unknown', members: [] };
+      // A group-level error (its coordinator unavailable, ...) says nothing about the members.
+      if (g.error) throw classifyKafkaError(g.error, 'admin');
       return {
         groupId,
         state: STATES[g.state] ?? 'Unknown',
@@ -175,7 +181,12 @@ export function createAdmin(bootstrapServers: string, clientId = 'hamstring-admi
     },
     close() {
       admin.disconnect();
-      if (metadataReady) metadataClient.disconnect();
+      // Only a connected client is disconnected: the binding releases one whose connect failed
+      // itself, and disconnecting it again throws ("Producer not connected").
+      void metadataReady?.then(
+        () => metadataClient.disconnect(),
+        () => undefined,
+      );
     },
   };
 }
