@@ -17,10 +17,20 @@ import { whenPositiveIntegers } from './refinements.ts';
 const ipv4PrefixLength = () => intBetween(0, 32);
 const ipv6PrefixLength = () => intBetween(0, 128);
 
+/**
+ * Not in the Python config: bytes one encoded batch (its lines and its context) may take. At least
+ * 64 KiB, so that the longest line `max_line_bytes` allows by default fits in half of it; at most
+ * 990,000, below the producer's `message.max.bytes` (librdkafka's 1,000,000, which the runtime keeps)
+ * by room for the record's key and framing. A larger batch would be refused by Kafka.
+ */
+export const MAX_BATCH_BYTES_RANGE = { min: 65_536, max: 990_000 } as const;
+const maxBatchBytes = () => intBetween(MAX_BATCH_BYTES_RANGE.min, MAX_BATCH_BYTES_RANGE.max);
+
 const batchHandlerConfigSchema = z.strictObject({
   batch_size: positiveInt().default(2000),
   /** Seconds. */
   batch_timeout: positiveNumber().default(30),
+  max_batch_bytes: maxBatchBytes().default(900_000),
   subnet_id: z
     .strictObject({
       ipv4_prefix_length: ipv4PrefixLength().default(24),
@@ -32,6 +42,7 @@ const batchHandlerConfigSchema = z.strictObject({
 const batchHandlerOverrideSchema = z.strictObject({
   batch_size: positiveInt().optional(),
   batch_timeout: positiveNumber().optional(),
+  max_batch_bytes: maxBatchBytes().optional(),
   subnet_id: z
     .strictObject({
       ipv4_prefix_length: ipv4PrefixLength().optional(),

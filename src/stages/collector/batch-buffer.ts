@@ -13,6 +13,31 @@ export interface BatchBufferSettings {
   readonly timeoutMs: number;
   /** A subnet quiet for longer than this starts its next batch without context. */
   readonly contextTtlMs: number;
+  /** Most bytes of an encoded batch, context included (`max_batch_bytes`). */
+  readonly maxBatchBytes: number;
+}
+
+/**
+ * Bytes of an encoded batch besides its lines: the ids, the two timestamps and the field names,
+ * rounded up (about 240 bytes for four-digit years).
+ */
+export const BATCH_ENVELOPE_BYTES = 512;
+
+/**
+ * Bytes a batch's own lines may take: half of what the envelope leaves. The other half is the next
+ * batch's, where these lines travel again as its context; so a batch's context always fits whole.
+ */
+export function lineBudget(settings: Pick<BatchBufferSettings, 'maxBatchBytes'>): number {
+  return Math.floor((settings.maxBatchBytes - BATCH_ENVELOPE_BYTES) / 2);
+}
+
+/**
+ * What a line adds to an encoded batch, whether new or context: its JSON and a comma in `data`, and
+ * its quoted id and a comma in `context_logline_ids`. Counting the id for new lines too is what lets
+ * them be carried as context later without measuring them again.
+ */
+export function lineCost(line: LogLine): number {
+  return Buffer.byteLength(JSON.stringify(line)) + Buffer.byteLength(JSON.stringify(line.logline_id)) + 2;
 }
 
 export interface StoredLine {
@@ -25,7 +50,12 @@ interface OpenBatch {
   readonly count: number;
   readonly next: number;
   readonly lastSource: RecordPosition;
+  /** Sum of the lines' {@link lineCost}; absent in open batches stored before batches had a bound. */
+  readonly bytes?: number;
 }
+
+/** A subnet's previous batch, sent along as context; stores written before the bound hold the array. */
+type StoredContext = { readonly lines: readonly LogLine[]; readonly bytes: number } | readonly LogLine[];
 
 /** A batch leaving the collector and what its monitoring rows need. */
 export interface SentBatch {
@@ -41,6 +71,14 @@ export interface SentBatch {
 // one was sent. The lines one call adds to a subnet are written as one entry at `flush`, so a call of
 // a thousand lines writes a changelog record per subnet, not per line, and no batch is written whole
 // again. Subnet ids contain no `/`, so `l/<subnet>/` prefixes never overlap.
+//
+// The byte bound: a batch's own lines take at most `lineBudget`, half of `max_batch_bytes` less the
+// envelope, and leave with the batch that way (a line that would overflow sends the open batch first,
+// like `batch_size`). The previous batch, as context, takes the other half, so it always fits whole
+// and the inspector keeps the Python system's continuous series. Only context stored under a larger
+// bound (or before the bound) can exceed its half: it is cut to fit, oldest lines first, because the
+// newest lines are the ones adjacent to the batch. An open batch stored before the bound is measured
+// at the first call that touches it and, when over, sent in consecutive parts that each fit.
 const END = '\uffff';
 const openKey = (subnet: string) => `o/${subnet}`;
 const linePrefix = (subnet: string) => `l/${subnet}/`;
@@ -67,23 +105,62 @@ export class BatchBuffer {
     private readonly settings: BatchBufferSettings,
   ) {}
 
-  /** Adds a line to its subnet's open batch; returns the batch when the line filled it. */
-  add(line: LogLine, source: RecordPosition, now: number): SentBatch | undefined {
+  /**
+   * Adds a line to its subnet's open batch; returns the batches that left: the open one when the
+   * line would push it over the byte bound (sent before the line joins), then the line's own batch
+   * when the line filled it. `cost` is the line's {@link lineCost}, at most {@link lineBudget}.
+   */
+  add(line: LogLine, source: RecordPosition, now: number, cost = lineCost(line)): SentBatch[] {
     const subnet = line.subnet_id;
-    const open = this.#open.get(subnet) ?? (this.store.get(openKey(subnet)) as OpenBatch | undefined);
+    const sent: SentBatch[] = [];
+    let open = this.#openBatch(subnet);
+    if (open && open.bytes + cost > this.#budget) {
+      sent.push(...this.send(subnet, open, now));
+      open = undefined;
+    }
     const seq = open?.next ?? 0;
     const pending = this.#pending.get(subnet) ?? { seq, lines: [] };
     pending.lines.push({ line, source });
     this.#pending.set(subnet, pending);
-    const updated: OpenBatch = {
+    const updated = {
       openedAt: open?.openedAt ?? now,
       count: (open?.count ?? 0) + 1,
       next: seq + 1,
       lastSource: source,
+      bytes: (open?.bytes ?? 0) + cost,
     };
-    if (updated.count >= this.settings.batchSize) return this.send(subnet, updated, now);
-    this.#open.set(subnet, updated);
-    return undefined;
+    if (updated.count >= this.settings.batchSize) sent.push(...this.send(subnet, updated, now));
+    else this.#open.set(subnet, updated);
+    return sent;
+  }
+
+  get #budget(): number {
+    return lineBudget(this.settings);
+  }
+
+  /** The subnet's open batch with its size (an open batch stored without one is measured once). */
+  #openBatch(subnet: string): (OpenBatch & { bytes: number }) | undefined {
+    const open = this.#open.get(subnet) ?? (this.store.get(openKey(subnet)) as OpenBatch | undefined);
+    if (!open) return undefined;
+    if (open.bytes !== undefined) return { ...open, bytes: open.bytes };
+    const measured = { ...open, bytes: sumCost(this.#lines(subnet, false).map((stored) => stored.line)) };
+    this.#open.set(subnet, measured);
+    return measured;
+  }
+
+  /** The subnet's open lines in arrival order: stored, then added this call; `take` removes them. */
+  #lines(subnet: string, take: boolean): StoredLine[] {
+    const prefix = linePrefix(subnet);
+    const lines: StoredLine[] = [];
+    for (const [key, value] of [...this.store.range({ from: prefix, to: `${prefix}${END}` })]) {
+      if (take) this.store.delete(key);
+      // One line per entry is how stores written before entries held a call's lines look.
+      if (Array.isArray(value)) lines.push(...(value as StoredLine[]));
+      else lines.push(value as StoredLine);
+    }
+    lines.push(...(this.#pending.get(subnet)?.lines ?? []));
+    if (take) this.#pending.delete(subnet);
+    return lines;
   }
 
   /** Writes the lines and open batches this call changed. */
@@ -100,9 +177,16 @@ export class BatchBuffer {
     this.flush();
     const sent: SentBatch[] = [];
     for (const [key, value] of [...this.store.range({ from: 'o/', to: `o/${END}` })]) {
-      const open = value as OpenBatch;
-      if (now - open.openedAt >= this.settings.timeoutMs) sent.push(this.send(key.slice(2), open, now));
+      const subnet = key.slice(2);
+      const stored = value as OpenBatch;
+      if (now - stored.openedAt >= this.settings.timeoutMs) sent.push(...this.send(subnet, stored, now));
+      else if (stored.bytes === undefined) {
+        // Stored before the bound: an oversized one leaves now, in parts, rather than at its timeout.
+        const open = this.#openBatch(subnet)!;
+        if (open.bytes > this.#budget) sent.push(...this.send(subnet, open, now));
+      }
     }
+    this.flush();
     for (const [key, sentAt] of [...this.store.range({ from: 't/', to: `t/${END}` })]) {
       if (now - (sentAt as number) < this.settings.contextTtlMs) continue;
       const subnet = key.slice(2);
@@ -121,36 +205,93 @@ export class BatchBuffer {
     return total;
   }
 
-  private send(subnet: string, open: OpenBatch, now: number): SentBatch {
-    const prefix = linePrefix(subnet);
-    const lines: StoredLine[] = [];
-    for (const [key, value] of [...this.store.range({ from: prefix, to: `${prefix}${END}` })]) {
-      this.store.delete(key);
-      // One line per entry is how stores written before entries held a call's lines look.
-      if (Array.isArray(value)) lines.push(...(value as StoredLine[]));
-      else lines.push(value as StoredLine);
-    }
-    lines.push(...(this.#pending.get(subnet)?.lines ?? []));
-    this.#pending.delete(subnet);
+  /**
+   * Sends the subnet's open batch: one batch, or consecutive parts when it exceeds the bounds (only
+   * an open batch stored before the byte bound, or under a larger one, can). Each part carries the
+   * one before it as context, as if they had left one by one.
+   */
+  private send(subnet: string, open: OpenBatch, now: number): SentBatch[] {
+    const lines = this.#lines(subnet, true);
     this.#open.delete(subnet);
     this.store.delete(openKey(subnet));
-    const context = (this.store.get(contextKey(subnet)) as LogLine[] | undefined) ?? [];
-    const fresh = lines.map((stored) => stored.line);
-    this.store.put(contextKey(subnet), fresh);
+    const parts =
+      open.bytes !== undefined && open.bytes <= this.#budget && lines.length <= this.settings.batchSize
+        ? [{ lines, bytes: open.bytes }]
+        : splitLines(lines, this.#budget, this.settings.batchSize);
+    let context = this.#context(subnet);
+    const sent: SentBatch[] = [];
+    for (const part of parts) {
+      const room = this.settings.maxBatchBytes - BATCH_ENVELOPE_BYTES - part.bytes;
+      sent.push(makeBatch(part.lines, fitContext(context, room)));
+      context = { lines: part.lines.map((stored) => stored.line), bytes: part.bytes };
+    }
+    this.store.put(contextKey(subnet), context);
     this.store.put(sentKey(subnet), now);
-
-    const batchId = stableId('batch', ...fresh.map((line) => line.logline_id));
-    const data = sortLines([...context, ...fresh]);
-    const batch: Batch = {
-      batch_tree_row_id: stableId('batch_tree', batchId, BATCH_HANDLER_STAGE),
-      batch_id: batchId,
-      begin_timestamp: data[0]!.ts,
-      end_timestamp: data[data.length - 1]!.ts,
-      data,
-      ...(context.length > 0 ? { context_logline_ids: context.map((line) => line.logline_id) } : {}),
-    };
-    return { batch, lines, lastSource: open.lastSource };
+    return sent;
   }
+
+  #context(subnet: string): { lines: readonly LogLine[]; bytes: number } {
+    const stored = this.store.get(contextKey(subnet)) as StoredContext | undefined;
+    if (stored === undefined) return { lines: [], bytes: 0 };
+    if (isLineArray(stored)) return { lines: stored, bytes: sumCost(stored) };
+    return stored;
+  }
+}
+
+function isLineArray(context: StoredContext): context is readonly LogLine[] {
+  return Array.isArray(context);
+}
+
+function sumCost(lines: readonly LogLine[]): number {
+  let total = 0;
+  for (const line of lines) total += lineCost(line);
+  return total;
+}
+
+/** Consecutive parts of `lines`, each within `budget` bytes and `batchSize` lines. */
+function splitLines(
+  lines: readonly StoredLine[],
+  budget: number,
+  batchSize: number,
+): { lines: StoredLine[]; bytes: number }[] {
+  const parts: { lines: StoredLine[]; bytes: number }[] = [];
+  let part: { lines: StoredLine[]; bytes: number } = { lines: [], bytes: 0 };
+  for (const stored of lines) {
+    const cost = lineCost(stored.line);
+    // A line alone over the budget (possible only in a store written without a bound) goes alone.
+    if (part.lines.length > 0 && (part.bytes + cost > budget || part.lines.length >= batchSize)) {
+      parts.push(part);
+      part = { lines: [], bytes: 0 };
+    }
+    part.lines.push(stored);
+    part.bytes += cost;
+  }
+  if (part.lines.length > 0) parts.push(part);
+  return parts;
+}
+
+/** The newest lines of `context` whose cost fits `room`: the oldest go first. */
+function fitContext(context: { lines: readonly LogLine[]; bytes: number }, room: number): readonly LogLine[] {
+  if (context.bytes <= room) return context.lines;
+  let bytes = context.bytes;
+  let first = 0;
+  while (first < context.lines.length && bytes > room) bytes -= lineCost(context.lines[first++]!);
+  return context.lines.slice(first);
+}
+
+function makeBatch(lines: readonly StoredLine[], context: readonly LogLine[]): SentBatch {
+  const fresh = lines.map((stored) => stored.line);
+  const batchId = stableId('batch', ...fresh.map((line) => line.logline_id));
+  const data = sortLines([...context, ...fresh]);
+  const batch: Batch = {
+    batch_tree_row_id: stableId('batch_tree', batchId, BATCH_HANDLER_STAGE),
+    batch_id: batchId,
+    begin_timestamp: data[0]!.ts,
+    end_timestamp: data[data.length - 1]!.ts,
+    data,
+    ...(context.length > 0 ? { context_logline_ids: context.map((line) => line.logline_id) } : {}),
+  };
+  return { batch, lines, lastSource: lines[lines.length - 1]!.source };
 }
 
 /** Sorted by `ts`, then `logline_id`; each timestamp parsed once. */

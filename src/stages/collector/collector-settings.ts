@@ -27,6 +27,7 @@ export function collectorSettings(config: HamstringConfig, collector: CollectorC
       batchSize: override?.batch_size ?? defaults.batch_size,
       timeoutMs,
       contextTtlMs: timeoutMs * CONTEXT_TTL_TIMEOUTS,
+      maxBatchBytes: override?.max_batch_bytes ?? defaults.max_batch_bytes,
     },
     subnet: {
       ipv4_prefix_length: override?.subnet_id?.ipv4_prefix_length ?? defaults.subnet_id.ipv4_prefix_length,

@@ -15,7 +15,14 @@ import { stableId } from '../ids.ts';
 import { encodeBatch, isoFromMicros, type LogLine } from '../messages.ts';
 import { subnetId } from '../subnet.ts';
 import { monitoringTopics, pipelineTopic } from '../topics.ts';
-import { BATCH_HANDLER_STAGE, BATCH_STORE, BatchBuffer, type SentBatch } from './batch-buffer.ts';
+import {
+  BATCH_HANDLER_STAGE,
+  BATCH_STORE,
+  BatchBuffer,
+  lineBudget,
+  lineCost,
+  type SentBatch,
+} from './batch-buffer.ts';
 import { collectorSettings } from './collector-settings.ts';
 import { compileLineValidator, DEFAULT_MAX_JSON_DEPTH, type LineVerdict } from './line-validation.ts';
 
@@ -108,20 +115,37 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
     return outputs;
   }
 
-  /** Records a line's monitoring rows in `rows`; returns the line when it is valid. */
+  const budget = lineBudget(settings.buffer);
+
+  /**
+   * Records a line's monitoring rows in `rows`; returns the line and its batch cost when it is valid.
+   * A line too large for half a batch is a failed line: sent, Kafka would refuse its batch.
+   */
   function lineRows(
     record: StageRecord,
     verdict: LineVerdict,
     now: number,
     rows: MonitoringRowBatch,
-  ): LogLine | undefined {
+  ): { line: LogLine; cost: number } | undefined {
     const subnet = verdict.ok ? subnetId(verdict.srcIp, settings.subnet) : undefined;
+    const line =
+      verdict.ok && subnet !== undefined && verdict.tsMicros >= 0
+        ? toLogLine(
+            verdict.fields,
+            verdict.tsMicros,
+            stableId('logline', record.topic, record.partition, record.offset),
+            subnet,
+          )
+        : undefined;
+    const cost = line ? lineCost(line) : 0;
     const problem = !verdict.ok
       ? verdict.reason
       : verdict.tsMicros < 0
         ? 'field "ts": before 1970'
-        : undefined;
-    if (problem !== undefined || !verdict.ok || subnet === undefined) {
+        : cost > budget
+          ? `line takes ${cost} bytes in a batch, more than half of max_batch_bytes allows (${budget})`
+          : undefined;
+    if (problem !== undefined || !verdict.ok || subnet === undefined || !line) {
       const text = (record.value ?? Buffer.alloc(0)).subarray(0, MAX_FAILED_TEXT).toString('utf8');
       rows.add('failed_loglines', record, 0, {
         message_text: text,
@@ -131,12 +155,6 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
       });
       return undefined;
     }
-    const line = toLogLine(
-      verdict.fields,
-      verdict.tsMicros,
-      stableId('logline', record.topic, record.partition, record.offset),
-      subnet,
-    );
     const { ts: _ts, src_ip: _ip, status_code, record_type, ...rest } = verdict.fields;
     const stamp = (stage: string, status: string, index: number) =>
       rows.add('logline_timestamps', record, index, {
@@ -157,7 +175,7 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
     });
     stamp(COLLECTOR_STAGE, 'in_process', 0);
     stamp(BATCH_HANDLER_STAGE, 'batched', 1);
-    return line;
+    return { line, cost };
   }
 
   return {
@@ -173,15 +191,15 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
       const buffers = new Map<number, BatchBuffer>();
       for (const record of records) {
         const now = clock.now();
-        const line = lineRows(record, validate(record.value), now, rows);
-        if (!line) continue;
+        const valid = lineRows(record, validate(record.value), now, rows);
+        if (!valid) continue;
         let buffer = buffers.get(record.partition);
         if (!buffer) {
           buffer = new BatchBuffer(ctx.state(record.partition).store(BATCH_STORE), settings.buffer);
           buffers.set(record.partition, buffer);
         }
-        const sent = buffer.add(line, record, now);
-        if (sent) outputs.push(...batchOutputs(sent, now, rows, record));
+        for (const sent of buffer.add(valid.line, record, now, valid.cost))
+          outputs.push(...batchOutputs(sent, now, rows, record));
       }
       // Batches whose timeout passed leave now rather than with the next timer call (due writes
       // the call's pending lines first).

@@ -106,6 +106,16 @@ test('a wrong type reports the expected type and the actual value', () => {
   );
 });
 
+test('a batch bound Kafka would refuse, or too small for a long line, names its key and the range', () => {
+  for (const value of ['2000000', '1000', '"1MB"']) {
+    const text = shippedConfigText().replace('max_batch_bytes: 900000 #', `max_batch_bytes: ${value} #`);
+    assert.equal(
+      configErrorOf(() => loadText(text)).format(),
+      `config.yaml: pipeline.log_collection.default_batch_handler_config.max_batch_bytes: expected integer between 65536 and 990000, got ${value}`,
+    );
+  }
+});
+
 test('a mapping where a list is expected is reported with the mapping as the actual value', () => {
   const tree = withValue(minimalConfig(), ['environment', 'kafka_brokers'], { hostname: 'kafka1' });
   const error = configErrorOf(() => validateConfig(tree, { env: {} }));

@@ -64,6 +64,7 @@ test('omitted pipeline, runtime and monitoring sections get their defaults', () 
   assert.deepEqual(config.pipeline.log_collection.default_batch_handler_config, {
     batch_size: 2000,
     batch_timeout: 30,
+    max_batch_bytes: 900_000,
     subnet_id: { ipv4_prefix_length: 24, ipv6_prefix_length: 64 },
   });
   assert.deepEqual(config.pipeline.monitoring.clickhouse_connector, {

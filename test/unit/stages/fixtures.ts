@@ -7,7 +7,11 @@ export function shippedConfig(): HamstringConfig {
 }
 
 /** The shipped config with the collector's batch settings replaced. */
-export function configWithBatches(batchSize: number, batchTimeoutSeconds: number): HamstringConfig {
+export function configWithBatches(
+  batchSize: number,
+  batchTimeoutSeconds: number,
+  maxBatchBytes?: number,
+): HamstringConfig {
   const config = shippedConfig();
   return {
     ...config,
@@ -19,6 +23,7 @@ export function configWithBatches(batchSize: number, batchTimeoutSeconds: number
           ...config.pipeline.log_collection.default_batch_handler_config,
           batch_size: batchSize,
           batch_timeout: batchTimeoutSeconds,
+          ...(maxBatchBytes === undefined ? {} : { max_batch_bytes: maxBatchBytes }),
         },
       },
     },
