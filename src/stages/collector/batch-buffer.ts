@@ -196,13 +196,16 @@ export class BatchBuffer {
     return sent;
   }
 
-  /** Lines waiting in open batches (the collector's fill level). */
-  bufferedLines(): number {
+  /** The collector's fill level: lines waiting in open batches, and how many batches are open. */
+  fill(): { lines: number; batches: number } {
     this.flush();
-    let total = 0;
-    for (const [, value] of this.store.range({ from: 'o/', to: `o/${END}` }))
-      total += (value as OpenBatch).count;
-    return total;
+    let lines = 0;
+    let batches = 0;
+    for (const [, value] of this.store.range({ from: 'o/', to: `o/${END}` })) {
+      lines += (value as OpenBatch).count;
+      batches += 1;
+    }
+    return { lines, batches };
   }
 
   /**

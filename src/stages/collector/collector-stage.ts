@@ -227,11 +227,18 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
         partition: ctx.partition,
         offset: ctx.now,
       };
+      const fill = buffer.fill();
       rows.add('fill_levels', source, 0, {
         timestamp: ctx.now,
         stage: BATCH_HANDLER_STAGE,
         entry_type: 'total_loglines',
-        entry_count: buffer.bufferedLines(),
+        entry_count: fill.lines,
+      });
+      rows.add('fill_levels', source, 1, {
+        timestamp: ctx.now,
+        stage: BATCH_HANDLER_STAGE,
+        entry_type: 'open_batches',
+        entry_count: fill.batches,
       });
       outputs.push(...rows.outputs());
       return { outputs };

@@ -118,14 +118,26 @@ test('the timer sends a batch once it has waited batch_timeout, not before', () 
   run([at(1)]);
   const early = stage.onTimer!(timerContext(state, 0, 1_000_000 + 100)) as ProcessResult;
   assert.equal(batchesOf(early.outputs).length, 0);
-  assert.equal(monitoringRows(early.outputs, 'fill_levels')[0]?.entry_count, 1);
+  assert.deepEqual(
+    monitoringRows(early.outputs, 'fill_levels').map((r) => [r.entry_type, r.entry_count]),
+    [
+      ['total_loglines', 1],
+      ['open_batches', 1],
+    ],
+  );
   const due = stage.onTimer!(timerContext(state, 0, 1_000_000 + 2_000)) as ProcessResult;
   const sent = batchesOf(due.outputs);
   assert.equal(sent.length, 1);
   assert.equal(sent[0]?.batch.data.length, 1);
   assert.ok(due.outputs.filter((o) => o.topic === OUTPUT).every((o) => o.source === undefined));
   assert.equal(monitoringRows(due.outputs, 'batch_timestamps')[0]?.status, 'completed');
-  assert.equal(monitoringRows(due.outputs, 'fill_levels')[0]?.entry_count, 0);
+  assert.deepEqual(
+    monitoringRows(due.outputs, 'fill_levels').map((r) => [r.entry_type, r.entry_count]),
+    [
+      ['total_loglines', 0],
+      ['open_batches', 0],
+    ],
+  );
   const after = stage.onTimer!(timerContext(state, 0, 1_000_000 + 4_000)) as ProcessResult;
   assert.deepEqual(after.outputs, [], 'nothing sent and the level reported this period: no output');
   const next = stage.onTimer!(timerContext(state, 0, 1_000_000 + 5_000)) as ProcessResult;
