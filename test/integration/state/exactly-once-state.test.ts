@@ -120,8 +120,8 @@ function spawnCounter(env: Record<string, string>): { child: ChildProcess; commi
  * its work and started again; the output and the changelog must end at the input sums.
  *
  * With a commit interval, a transaction commits a few times a second rather than once per batch, so
- * the input is not seeded all along but a chunk per round: each victim is killed once it committed
- * part of a chunk it had not seen, whatever the machine's speed.
+ * the input is not seeded all along but a step at a time while a victim waits: each victim is killed
+ * once it committed part of input it had not seen, whatever the machine's speed.
  */
 async function killedMidStream(o: { total: number; commitIntervalMs?: number }): Promise<void> {
   const input = uniqueTopic('sum-in');
@@ -130,7 +130,7 @@ async function killedMidStream(o: { total: number; commitIntervalMs?: number }):
   await createTopics(bootstrap, [input, output], 4);
   const total = o.total;
   const paced = o.commitIntervalMs !== undefined;
-  const chunk = paced ? total / 5 : 5_000;
+  const chunk = 5_000;
   let seeded = 0;
   const seeding = (async () => {
     if (!paced) for (; seeded < total; seeded += chunk) await seed(bootstrap, input, seeded, chunk);
@@ -150,17 +150,21 @@ async function killedMidStream(o: { total: number; commitIntervalMs?: number }):
   for (const [round, name] of ['a', 'b', 'a', 'b'].entries()) {
     const victim = instances.get(name)!;
     const before = victim.commits();
-    if (paced) {
-      await seed(bootstrap, input, seeded, chunk);
-      seeded += chunk;
-    }
-    // Killed at a different point of its work each round.
+    // Killed at a different point of its work each round. Paced, the input grows 1,000 records a
+    // second until the victim committed part of it: the other instance may hold every partition
+    // while the victim (re)joins, and input seeded at once could be consumed before it owns any.
     await waitFor(
-      () => (paced ? victim.commits() - before >= 1 + (round % 2) : victim.commits() >= 3 + 4 * round),
-      {
-        timeoutMs: 60_000,
-        message: `instance ${name} commits`,
+      async () => {
+        if (paced ? victim.commits() - before >= 1 + (round % 2) : victim.commits() >= 3 + 4 * round)
+          return true;
+        if (paced && seeded < total) {
+          const n = Math.min(1_000, total - seeded);
+          await seed(bootstrap, input, seeded, n);
+          seeded += n;
+        }
+        return false;
       },
+      { timeoutMs: 60_000, intervalMs: paced ? 1_000 : 100, message: `instance ${name} commits` },
     );
     victim.child.kill('SIGKILL');
     await exited(victim.child);
