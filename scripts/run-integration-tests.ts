@@ -38,8 +38,6 @@ const LONG_PROOFS: readonly string[] = [
   'test/integration/pipeline/collector-kill.test.ts',
   // 100,000 hostile lines among 3,000 valid ones (3,000 by default: fewer saved no measurable time).
   'test/integration/pipeline/hostile-lines.test.ts',
-  // A counting stage killed -9 four times over 50,000 records (20,000 by default).
-  'test/integration/state/exactly-once-state.test.ts',
   // Network cuts of 4 s and 20 s under 40 s of load (one 12 s cut under 25 s by default).
   'test/integration/verify/network-cut.test.ts',
 ];
