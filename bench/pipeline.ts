@@ -134,6 +134,17 @@ async function trace(
   console.log(`  [${seconds.toFixed(0)} s] ${parts.join(' | ')}`);
 }
 
+/** CPU seconds of the main thread (Linux: utime + stime of its /proc task, in clock ticks of 10 ms). */
+function mainThreadCpuSeconds(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 async function totalLag(running: RunningStages): Promise<number> {
   let sum = 0;
   for (const w of running.workers) sum += (await w.metrics.lag.get()).values[0]?.value ?? 0;
@@ -181,6 +192,8 @@ async function throughput(config: HamstringConfig, bootstrap: string): Promise<v
   });
   const sent = await feed.done;
   const began = Date.now();
+  const cpuBefore = process.cpuUsage();
+  const mainBefore = mainThreadCpuSeconds();
   const { running, resources, names } = await start(config);
   let lastBusy = Date.now();
   let consumed = 0;
@@ -202,6 +215,13 @@ async function throughput(config: HamstringConfig, bootstrap: string): Promise<v
     `throughput: ${sent} lines through six stages in ${seconds.toFixed(1)} s (from worker start, incl. restore and the last batch_timeout of ${BATCH_TIMEOUT_S} s)`,
   );
   console.log(`  lines/s: ${Math.round(sent / seconds)}`);
+  // CPU per line depends far less on what else the machine runs than lines/s does.
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  const main = mainThreadCpuSeconds() - mainBefore;
+  console.log(
+    `  CPU of this process: ${cpuSeconds.toFixed(1)} s (${((cpuSeconds / sent) * 1e6).toFixed(0)} µs per line), of its main thread ${main.toFixed(1)} s (${((main / sent) * 1e6).toFixed(0)} µs per line, ${((main / seconds) * 100).toFixed(0)} % busy)`,
+  );
   await running.stop();
   await resources.close();
 }

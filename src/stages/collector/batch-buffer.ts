@@ -172,7 +172,7 @@ export class BatchBuffer {
     this.#open.clear();
   }
 
-  /** Sends every batch open for `timeoutMs` or longer and forgets context older than its TTL. */
+  /** Sends every batch open for `timeoutMs` or longer. */
   due(now: number): SentBatch[] {
     this.flush();
     const sent: SentBatch[] = [];
@@ -187,13 +187,17 @@ export class BatchBuffer {
       }
     }
     this.flush();
+    return sent;
+  }
+
+  /** Forgets the context of subnets that sent no batch for longer than `contextTtlMs`. */
+  forgetStaleContext(now: number): void {
     for (const [key, sentAt] of [...this.store.range({ from: 't/', to: `t/${END}` })]) {
       if (now - (sentAt as number) < this.settings.contextTtlMs) continue;
       const subnet = key.slice(2);
       this.store.delete(key);
       this.store.delete(contextKey(subnet));
     }
-    return sent;
   }
 
   /** The collector's fill level: lines waiting in open batches, and how many batches are open. */
