@@ -10,6 +10,9 @@
  *
  * --txn-records: records per transaction of the logserver and the collector (config.yaml: 50, spanned by a 200 ms commit interval).
  * --only throughput|latency: runs one phase.
+ * --processes: the throughput phase runs each stage as a `hamstring run` process of its own (how a
+ *   deployment runs them), so the stages no longer share one event loop; progress comes from each
+ *   process's /metrics.
  * --trace: every 5 s, per stage: consumer lag, records in/out, transactions and their mean time, so
  *   the stage that holds the pipeline back shows (its lag grows while the ones after it idle).
  *
@@ -33,6 +36,7 @@ import { runStages, type RunningStages } from '../src/app/run-stages.ts';
 import { StageResources } from '../src/app/stage-resources.ts';
 import { createStageTopics } from '../src/app/stage-topics.ts';
 import { startTrafficFeed } from '../src/app/traffic-feed.ts';
+import { startStageProcesses } from './stage-processes.ts';
 import { validateConfig, type HamstringConfig } from '../src/config/index.ts';
 import { LocalKafkaCluster } from '../src/dev/kafka-cluster.ts';
 import { createAdmin } from '../src/kafka/admin.ts';
@@ -52,12 +56,15 @@ const { values: args } = parseArgs({
     'keep-broker': { type: 'boolean', default: false },
     trace: { type: 'boolean', default: false },
     only: { type: 'string' },
+    processes: { type: 'boolean', default: false },
   },
 });
 const LINES = Number(args.lines);
 const RATE = Number(args.rate);
 const SECONDS = Number(args.seconds);
 const BATCH_TIMEOUT_S = 1;
+/** `--processes`: the stage processes' health ports are this and the next ones. */
+const HEALTH_BASE_PORT = 49_500;
 const dir = join('var', 'bench', 'pipeline');
 const log = silentLogger();
 const quiet = { ...process.env, HAMSTRING_LOG_LEVEL: 'warn' };
@@ -65,7 +72,7 @@ const quiet = { ...process.env, HAMSTRING_LOG_LEVEL: 'warn' };
 type Tree = Record<string, Record<string, unknown>>;
 
 /** The shipped config.yaml with a 1 s batch_timeout, no alert file, on the bench's broker. */
-function benchConfig(bootstrap: string): HamstringConfig {
+function benchTree(bootstrap: string): Record<string, Tree> {
   const tree = parseYaml(readFileSync('config.yaml', 'utf8')) as Record<string, Tree>;
   const pipeline = tree.pipeline!;
   (pipeline.log_collection!.default_batch_handler_config as Record<string, unknown>).batch_timeout =
@@ -79,7 +86,7 @@ function benchConfig(bootstrap: string): HamstringConfig {
     const batch = tree.environment!.kafka_transaction_batch as { stages: Record<string, unknown> };
     for (const stage of ['logserver', 'collector']) batch.stages[stage] = { size: Number(perTxn) };
   }
-  return validateConfig(tree);
+  return tree;
 }
 
 /** Deletes the pipeline's topics and changelogs, so each phase starts empty. */
@@ -191,6 +198,7 @@ async function throughput(config: HamstringConfig, bootstrap: string): Promise<v
     paced: false,
   });
   const sent = await feed.done;
+  if (args.processes) return throughputInProcesses(config, sent);
   const began = Date.now();
   const cpuBefore = process.cpuUsage();
   const mainBefore = mainThreadCpuSeconds();
@@ -224,6 +232,34 @@ async function throughput(config: HamstringConfig, bootstrap: string): Promise<v
   );
   await running.stop();
   await resources.close();
+}
+
+/** The throughput phase with each stage in a `hamstring run` process of its own. */
+async function throughputInProcesses(config: HamstringConfig, sent: number): Promise<void> {
+  const began = Date.now();
+  const stages = startStageProcesses(tree, pipelineComponents(config), dir, HEALTH_BASE_PORT);
+  let lastBusy = Date.now();
+  let firstIn = 0;
+  try {
+    while (Date.now() - lastBusy < (BATCH_TIMEOUT_S + 1) * 1000 || firstIn < sent) {
+      await sleep(200);
+      const now = await stages.progress();
+      firstIn = now.firstIn;
+      if (now.lag > 0 || firstIn < sent) lastBusy = Date.now();
+      if (Date.now() - began > 600_000) throw new Error(`no end after 600 s: ${JSON.stringify(now)}`);
+    }
+  } finally {
+    const cpuSeconds = stages.cpuSeconds();
+    await stages.stop();
+    const seconds = (lastBusy - began) / 1000;
+    console.log(
+      `throughput: ${sent} lines through six stages, one process each, in ${seconds.toFixed(1)} s (from the processes' start, incl. start-up, restore and the last batch_timeout of ${BATCH_TIMEOUT_S} s)`,
+    );
+    console.log(`  lines/s: ${Math.round(sent / seconds)}`);
+    console.log(
+      `  CPU of the stage processes: ${cpuSeconds.toFixed(1)} s (${((cpuSeconds / sent) * 1e6).toFixed(0)} µs per line, start-up included)`,
+    );
+  }
 }
 
 async function latency(config: HamstringConfig, bootstrap: string): Promise<void> {
@@ -273,7 +309,8 @@ const cluster = external
       basePort: Number(args.port),
     });
 const bootstrap = external ?? cluster!.bootstrapServers;
-const config = benchConfig(bootstrap);
+const tree = benchTree(bootstrap);
+const config = validateConfig(tree);
 try {
   if (args.only !== 'latency') await throughput(config, bootstrap);
   if (args.only !== 'throughput') await latency(config, bootstrap);

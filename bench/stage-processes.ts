@@ -1,0 +1,108 @@
+/**
+ * The pipeline's stages as separate `hamstring run` processes, the way a deployment runs them (one
+ * process per stage, on one or several machines), for bench:pipeline's `--processes`. Each process
+ * gets its own copy of the config with its own health port, and the bench reads its progress from
+ * the worker's Prometheus series on /metrics.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify as toYaml } from 'yaml';
+import type { PipelineComponent } from '../src/app/pipeline-components.ts';
+
+export interface StageProcesses {
+  /** Sum over the stages of their consumer lag, and the records the first stage consumed. */
+  progress(): Promise<{ lag: number; firstIn: number }>;
+  /** CPU seconds the processes used so far (all their threads). */
+  cpuSeconds(): number;
+  /** SIGTERM, then waits for every process to exit. */
+  stop(): Promise<void>;
+}
+
+interface Running {
+  readonly component: PipelineComponent;
+  readonly child: ChildProcess;
+  readonly port: number;
+}
+
+/** Starts one `hamstring run <kind> --name <name>` per component, each with `health_port` basePort + i. */
+export function startStageProcesses(
+  tree: Record<string, unknown>,
+  components: readonly PipelineComponent[],
+  dir: string,
+  basePort: number,
+): StageProcesses {
+  const running: Running[] = components.map((component, i) => {
+    const port = basePort + i;
+    const file = join(dir, `config-${component.kind}-${component.name}.yaml`);
+    const runtime = { ...(tree.runtime as Record<string, unknown>), health_port: port, metrics: true };
+    writeFileSync(file, toYaml({ ...tree, runtime }));
+    const child = spawn(
+      process.execPath,
+      ['bin/hamstring.js', 'run', component.kind, '--name', component.name, '--config', file],
+      {
+        env: { ...process.env, UV_THREADPOOL_SIZE: '16', HAMSTRING_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
+    return { component, child, port };
+  });
+
+  async function series(port: number): Promise<string> {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+      return res.ok ? await res.text() : '';
+    } catch {
+      return ''; // not listening yet
+    }
+  }
+
+  return {
+    async progress() {
+      let lag = 0;
+      let firstIn = 0;
+      for (const [i, r] of running.entries()) {
+        const text = await series(r.port);
+        lag += sum(text, /^hamstring_worker_consumer_lag\{[^}]*\} (\S+)$/gm);
+        if (i === 0)
+          firstIn = sum(text, /^hamstring_worker_records_total\{[^}]*direction="in"[^}]*\} (\S+)$/gm);
+      }
+      return { lag, firstIn };
+    },
+    cpuSeconds() {
+      let total = 0;
+      for (const r of running) total += processCpuSeconds(r.child.pid);
+      return total;
+    },
+    async stop() {
+      await Promise.all(
+        running.map(
+          (r) =>
+            new Promise<void>((resolve) => {
+              if (r.child.exitCode !== null || r.child.signalCode !== null) return resolve();
+              r.child.once('exit', () => resolve());
+              r.child.kill('SIGTERM');
+            }),
+        ),
+      );
+    },
+  };
+}
+
+function sum(text: string, pattern: RegExp): number {
+  let total = 0;
+  for (const m of text.matchAll(pattern)) total += Number(m[1]);
+  return total;
+}
+
+/** utime + stime of a process (all threads), from /proc; 0 when it is gone. */
+function processCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
