@@ -20,6 +20,8 @@ export interface Committer {
   settle?(): Promise<void>;
   /** How long the next consume may wait for a batch. */
   consumeTimeoutMs?(batchTimeoutMs: number): number;
+  /** True while a transaction spans batches and is not yet due: due timers may wait for its commit. */
+  spanYoung?(): boolean;
 }
 
 /** A stage writing to a topic it did not declare is a configuration error, not a record's fault. */

@@ -96,6 +96,10 @@ export class SpanningCommitter implements Committer {
       : batchTimeoutMs;
   }
 
+  spanYoung(): boolean {
+    return this.ctx.txnOpen && this.#span.open && !this.#span.due(this.ctx.clock.now());
+  }
+
   async #commitSpan(): Promise<boolean> {
     const ctx = this.ctx;
     const s = ctx.session;

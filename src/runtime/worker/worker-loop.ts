@@ -47,6 +47,7 @@ export class WorkerLoop {
     this.#timers = new TimerCalls(ctx, {
       abort: (reason) => recovery.abort(reason),
       closeSpan: () => this.#committer.flush?.() ?? Promise.resolve(),
+      spanYoung: () => this.#committer.spanYoung?.() ?? false,
     });
   }
 

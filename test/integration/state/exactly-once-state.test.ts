@@ -347,9 +347,51 @@ describe('exactly-once state stores on a real broker', () => {
     await second.stop();
   });
 
+  test('with a commit interval (1 s), a timer every 50 ms waits for the open span instead of ending it', async () => {
+    const input = uniqueTopic('tick-in');
+    const output = uniqueTopic('tick-out');
+    const group = uniqueGroup('tick');
+    await createTopics(bootstrap, [input, output], 2);
+    await seed(bootstrap, input, 0, 6_000);
+    // Windows close only after a minute: the timers fire throughout and produce nothing, so every
+    // committed transaction is a span's. 30 ms a batch of 50 keeps the input flowing for seconds
+    // (a span also ends when the input runs dry).
+    const windows = windowStage(input, output, group, { size: 100, closeAfterMs: 60_000, intervalMs: 50 });
+    const stage: Stage = {
+      ...windows,
+      async process(records, ctx) {
+        await new Promise((r) => setTimeout(r, 30));
+        return windows.process(records, ctx);
+      },
+    };
+    const w = worker(stage, 'tick', { commitInterval: { maxMs: 1_000 }, batch: { size: 50, timeoutMs: 50 } });
+    const began = Date.now();
+    await w.start();
+    await waitFor(async () => (await w.metrics.records.get()).values.some((v) => v.value >= 6_000), {
+      timeoutMs: 60_000,
+      message: 'every record consumed',
+    });
+    const seconds = (Date.now() - began) / 1000;
+    const spans = w.status().committedTransactions;
+    const calls = await metric(w.metrics.registry, 'hamstring_state_timer_calls_total', {});
+    await w.stop();
+    // 120 batches; a span ending at each due timer (every 50 ms per partition) commits one every
+    // batch or two, spans of the full second about one a second.
+    assert.ok(seconds >= 3, `the input flowed for ${seconds.toFixed(1)} s`);
+    assert.ok(
+      spans <= Math.ceil(seconds) + 2,
+      `${spans} transactions in ${seconds.toFixed(1)} s: timers ended spans early`,
+    );
+    // Held back at most one commit interval, the timers of both partitions still ran every second.
+    assert.ok(calls >= 2 * Math.floor(seconds) - 2, `${calls} timer calls in ${seconds.toFixed(1)} s`);
+  });
+
   for (const [variant, span] of [
     ['', {}],
-    [' (commit interval: a due timer commits the open span first)', { commitInterval: { maxMs: 100 } }],
+    [
+      ' (commit interval: a due timer waits for the open span, which commits first)',
+      { commitInterval: { maxMs: 100 } },
+    ],
   ] as const)
     test(`a timer stage closes every window once with no further input, also across a restart${variant}`, async () => {
       const input = uniqueTopic('win-in');
