@@ -236,8 +236,12 @@ async function throughput(config: HamstringConfig, bootstrap: string): Promise<v
 
 /** The throughput phase with each stage in a `hamstring run` process of its own. */
 async function throughputInProcesses(config: HamstringConfig, sent: number): Promise<void> {
-  const began = Date.now();
   const stages = startStageProcesses(tree, pipelineComponents(config), dir, HEALTH_BASE_PORT);
+  // Timed from the moment every process is up: loading the TypeScript sources costs each process
+  // seconds of CPU that a long-running deployment pays once.
+  await stages.started(120_000);
+  const began = Date.now();
+  const cpuBefore = stages.cpuSeconds();
   let lastBusy = Date.now();
   let firstIn = 0;
   try {
@@ -249,15 +253,15 @@ async function throughputInProcesses(config: HamstringConfig, sent: number): Pro
       if (Date.now() - began > 600_000) throw new Error(`no end after 600 s: ${JSON.stringify(now)}`);
     }
   } finally {
-    const cpuSeconds = stages.cpuSeconds();
+    const cpuSeconds = stages.cpuSeconds() - cpuBefore;
     await stages.stop();
     const seconds = (lastBusy - began) / 1000;
     console.log(
-      `throughput: ${sent} lines through six stages, one process each, in ${seconds.toFixed(1)} s (from the processes' start, incl. start-up, restore and the last batch_timeout of ${BATCH_TIMEOUT_S} s)`,
+      `throughput: ${sent} lines through six stages, one process each, in ${seconds.toFixed(1)} s (from every process serving /metrics, incl. restore and the last batch_timeout of ${BATCH_TIMEOUT_S} s)`,
     );
     console.log(`  lines/s: ${Math.round(sent / seconds)}`);
     console.log(
-      `  CPU of the stage processes: ${cpuSeconds.toFixed(1)} s (${((cpuSeconds / sent) * 1e6).toFixed(0)} µs per line, start-up included)`,
+      `  CPU of the stage processes: ${cpuSeconds.toFixed(1)} s (${((cpuSeconds / sent) * 1e6).toFixed(0)} µs per line)`,
     );
   }
 }

@@ -11,6 +11,12 @@ import { stringify as toYaml } from 'yaml';
 import type { PipelineComponent } from '../src/app/pipeline-components.ts';
 
 export interface StageProcesses {
+  /**
+   * Spawns the processes and resolves once each serves /metrics (its worker built): the first
+   * component (the one reading the seeded input) last, so that the time from then on measures the
+   * pipeline and not six processes loading their sources at once.
+   */
+  started(timeoutMs: number): Promise<void>;
   /** Sum over the stages of their consumer lag, and the records the first stage consumed. */
   progress(): Promise<{ lag: number; firstIn: number }>;
   /** CPU seconds the processes used so far (all their threads). */
@@ -25,14 +31,15 @@ interface Running {
   readonly port: number;
 }
 
-/** Starts one `hamstring run <kind> --name <name>` per component, each with `health_port` basePort + i. */
+/** One `hamstring run <kind> --name <name>` per component, each with `health_port` basePort + i; see `started`. */
 export function startStageProcesses(
   tree: Record<string, unknown>,
   components: readonly PipelineComponent[],
   dir: string,
   basePort: number,
 ): StageProcesses {
-  const running: Running[] = components.map((component, i) => {
+  const running: Running[] = [];
+  const spawnStage = (component: PipelineComponent, i: number): Running => {
     const port = basePort + i;
     const file = join(dir, `config-${component.kind}-${component.name}.yaml`);
     const runtime = { ...(tree.runtime as Record<string, unknown>), health_port: port, metrics: true };
@@ -46,7 +53,7 @@ export function startStageProcesses(
       },
     );
     return { component, child, port };
-  });
+  };
 
   async function series(port: number): Promise<string> {
     try {
@@ -58,6 +65,23 @@ export function startStageProcesses(
   }
 
   return {
+    async started(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      const waitFor = async (r: Running) => {
+        while ((await series(r.port)) === '') {
+          if (r.child.exitCode !== null) throw new Error(`${r.component.kind} ${r.component.name} exited`);
+          if (Date.now() > deadline) throw new Error(`${r.component.kind} ${r.component.name} did not start`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      };
+      const [first, ...rest] = components;
+      for (const [i, c] of rest.entries()) running.push(spawnStage(c, i + 1));
+      for (const r of running) await waitFor(r);
+      if (first) {
+        running.unshift(spawnStage(first, 0));
+        await waitFor(running[0]!);
+      }
+    },
     async progress() {
       let lag = 0;
       let firstIn = 0;

@@ -63,21 +63,3 @@ export function monitoringRow<T extends TableName>(
   }
   return parsed.data;
 }
-
-/**
- * Numbers the rows of one `process()` call per source record and table, so a stage need not count:
- * as long as `process` handles the same records in the same order (it must, to be replayable), each
- * row gets the same index on every replay.
- */
-export class MonitoringEvents {
-  readonly #next = new Map<string, number>();
-
-  constructor(private readonly prefix = MONITORING_TOPIC_PREFIX) {}
-
-  emit<T extends TableName>(table: T, source: EventSource, row: RowInput<T>): StageOutput {
-    const key = `${table}\u0000${source.topic}\u0000${source.partition}\u0000${source.offset}`;
-    const index = this.#next.get(key) ?? 0;
-    this.#next.set(key, index + 1);
-    return monitoringEvent(table, source, index, row, this.prefix);
-  }
-}

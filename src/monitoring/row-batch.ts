@@ -15,8 +15,9 @@ export const MAX_ROWS_RECORD_BYTES = 256 * 1024;
  * written. One record per table and call instead of one per row is what keeps a line's monitoring
  * from costing several Kafka records in every stage's transaction.
  *
- * Indexes are numbered per (table, source) in the order rows are added, as {@link MonitoringEvents}
- * does; {@link add} takes an explicit index for stages that fix it per status.
+ * Indexes are numbered per (table, source) in the order rows are added, so that a replay of the same
+ * records in the same order numbers them alike; {@link add} takes an explicit index for stages that
+ * fix it per status.
  */
 export class MonitoringRowBatch {
   readonly #rows = new Map<TableName, string[]>();

@@ -10,7 +10,8 @@ import {
   tableDef,
   tableRowSchema,
 } from '../../../src/monitoring/tables.ts';
-import { MonitoringEvents, MonitoringRowError, monitoringEvent } from '../../../src/monitoring/events.ts';
+import { MonitoringRowError, monitoringEvent } from '../../../src/monitoring/events.ts';
+import { MonitoringRowBatch } from '../../../src/monitoring/row-batch.ts';
 
 const identity = { src_topic: 'in', src_partition: 2, src_offset: 41, row_index: 0 };
 
@@ -123,20 +124,21 @@ describe('monitoring events', () => {
 
   test('the same source emitted twice in a process() call gets indices 0 and 1, the same on a replay', () => {
     const run = () => {
-      const ev = new MonitoringEvents();
+      const rows = new MonitoringRowBatch();
       const src = { topic: 'in', partition: 0, offset: 7 };
-      return [
-        ev.emit('logline_to_batches', src, { logline_id: 'a', batch_id: 'b' }),
-        ev.emit('logline_to_batches', src, { logline_id: 'c', batch_id: 'b' }),
-        ev.emit('loglines', src, {
-          logline_id: 'a',
-          subnet_id: 's',
-          timestamp: 1,
-          status: 'in_process',
-          client_ip: '1.2.3.4',
-          record_type: 'A',
-        }),
-      ].map((o) => (JSON.parse(String(o.value)) as { row_index: number }).row_index);
+      rows.emit('logline_to_batches', src, { logline_id: 'a', batch_id: 'b' });
+      rows.emit('logline_to_batches', src, { logline_id: 'c', batch_id: 'b' });
+      rows.emit('loglines', src, {
+        logline_id: 'a',
+        subnet_id: 's',
+        timestamp: 1,
+        status: 'in_process',
+        client_ip: '1.2.3.4',
+        record_type: 'A',
+      });
+      return rows
+        .outputs()
+        .flatMap((o) => (JSON.parse(String(o.value)) as { row_index: number }[]).map((r) => r.row_index));
     };
     assert.deepEqual(run(), [0, 1, 0]);
     assert.deepEqual(run(), run());
