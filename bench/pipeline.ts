@@ -36,6 +36,7 @@ import { runStages, type RunningStages } from '../src/app/run-stages.ts';
 import { StageResources } from '../src/app/stage-resources.ts';
 import { createStageTopics } from '../src/app/stage-topics.ts';
 import { startTrafficFeed } from '../src/app/traffic-feed.ts';
+import { procCpuSeconds } from './proc-cpu.ts';
 import { startStageProcesses } from './stage-processes.ts';
 import { validateConfig, type HamstringConfig } from '../src/config/index.ts';
 import { LocalKafkaCluster } from '../src/dev/kafka-cluster.ts';
@@ -141,15 +142,13 @@ async function trace(
   console.log(`  [${seconds.toFixed(0)} s] ${parts.join(' | ')}`);
 }
 
-/** CPU seconds of the main thread (Linux: utime + stime of its /proc task, in clock ticks of 10 ms). */
-function mainThreadCpuSeconds(): number {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
+/** The broker's CPU since `before` per line: with the stages' own, what a line costs the machine. */
+function printBrokerCpu(before: number, lines: number): void {
+  if (brokerPid === undefined) return;
+  const seconds = procCpuSeconds(brokerPid) - before;
+  console.log(
+    `  CPU of the broker: ${seconds.toFixed(1)} s (${((seconds / lines) * 1e6).toFixed(0)} µs per line)`,
+  );
 }
 
 async function totalLag(running: RunningStages): Promise<number> {
@@ -201,7 +200,8 @@ async function throughput(config: HamstringConfig, bootstrap: string): Promise<v
   if (args.processes) return throughputInProcesses(config, sent);
   const began = Date.now();
   const cpuBefore = process.cpuUsage();
-  const mainBefore = mainThreadCpuSeconds();
+  const brokerBefore = procCpuSeconds(brokerPid);
+  const mainBefore = procCpuSeconds(process.pid, process.pid);
   const { running, resources, names } = await start(config);
   let lastBusy = Date.now();
   let consumed = 0;
@@ -226,10 +226,11 @@ async function throughput(config: HamstringConfig, bootstrap: string): Promise<v
   // CPU per line depends far less on what else the machine runs than lines/s does.
   const cpu = process.cpuUsage(cpuBefore);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  const main = mainThreadCpuSeconds() - mainBefore;
+  const main = procCpuSeconds(process.pid, process.pid) - mainBefore;
   console.log(
     `  CPU of this process: ${cpuSeconds.toFixed(1)} s (${((cpuSeconds / sent) * 1e6).toFixed(0)} µs per line), of its main thread ${main.toFixed(1)} s (${((main / sent) * 1e6).toFixed(0)} µs per line, ${((main / seconds) * 100).toFixed(0)} % busy)`,
   );
+  printBrokerCpu(brokerBefore, sent);
   await running.stop();
   await resources.close();
 }
@@ -242,6 +243,7 @@ async function throughputInProcesses(config: HamstringConfig, sent: number): Pro
   await stages.started(120_000);
   const began = Date.now();
   const cpuBefore = stages.cpuSeconds();
+  const brokerBefore = procCpuSeconds(brokerPid);
   let lastBusy = Date.now();
   let firstIn = 0;
   try {
@@ -263,6 +265,7 @@ async function throughputInProcesses(config: HamstringConfig, sent: number): Pro
     console.log(
       `  CPU of the stage processes: ${cpuSeconds.toFixed(1)} s (${((cpuSeconds / sent) * 1e6).toFixed(0)} µs per line)`,
     );
+    printBrokerCpu(brokerBefore, sent);
   }
 }
 
@@ -313,6 +316,7 @@ const cluster = external
       basePort: Number(args.port),
     });
 const bootstrap = external ?? cluster!.bootstrapServers;
+const brokerPid = cluster?.pidOf(cluster.nodeIds()[0]!);
 const tree = benchTree(bootstrap);
 const config = validateConfig(tree);
 try {

@@ -5,10 +5,11 @@
  * the worker's Prometheus series on /metrics.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import type { PipelineComponent } from '../src/app/pipeline-components.ts';
+import { procCpuSeconds } from './proc-cpu.ts';
 
 export interface StageProcesses {
   /**
@@ -95,7 +96,7 @@ export function startStageProcesses(
     },
     cpuSeconds() {
       let total = 0;
-      for (const r of running) total += processCpuSeconds(r.child.pid);
+      for (const r of running) total += procCpuSeconds(r.child.pid);
       return total;
     },
     async stop() {
@@ -117,16 +118,4 @@ function sum(text: string, pattern: RegExp): number {
   let total = 0;
   for (const m of text.matchAll(pattern)) total += Number(m[1]);
   return total;
-}
-
-/** utime + stime of a process (all threads), from /proc; 0 when it is gone. */
-function processCpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
