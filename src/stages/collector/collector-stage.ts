@@ -118,6 +118,8 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
   const budget = lineBudget(settings.buffer);
   /** When `process` last looked for due batches, per partition (a throttle, not state). */
   const dueScans = new Map<number, number>();
+  /** When the timer last dropped expired context, per partition (a throttle, not state). */
+  const contextSweeps = new Map<number, number>();
 
   /**
    * Records a line's monitoring rows in `rows`; returns the line and its batch cost when it is valid.
@@ -222,7 +224,12 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
       const buffer = new BatchBuffer(ctx.state.store(BATCH_STORE), settings.buffer);
       const rows = new MonitoringRowBatch(prefix);
       const outputs = buffer.due(ctx.now).flatMap((sent) => batchOutputs(sent, ctx.now, rows));
-      buffer.forgetStaleContext(ctx.now);
+      // Context expires after ten timeouts; a sweep once per timeout is exact enough and spares a
+      // scan of every subnet's context in each timer call.
+      if (ctx.now - (contextSweeps.get(ctx.partition) ?? -Infinity) >= settings.buffer.timeoutMs) {
+        contextSweeps.set(ctx.partition, ctx.now);
+        buffer.forgetStaleContext(ctx.now);
+      }
       // The fill level once per period, or when batches left: a call with nothing to say writes
       // nothing, so an idle collector commits no transaction per timer call.
       const period = Math.floor(ctx.now / FILL_LEVEL_PERIOD_MS);
