@@ -110,8 +110,11 @@ export class BatchBuffer {
    * line would push it over the byte bound (sent before the line joins), then the line's own batch
    * when the line filled it. `cost` is the line's {@link lineCost}, at most {@link lineBudget}.
    */
-  add(line: LogLine, source: RecordPosition, now: number, cost = lineCost(line)): SentBatch[] {
+  add(line: LogLine, record: RecordPosition, now: number, cost = lineCost(line)): SentBatch[] {
     const subnet = line.subnet_id;
+    // The position alone: a whole input record passed here would be stored with its value (a Buffer
+    // as JSON, four bytes and more per byte) in every line entry and open batch.
+    const source = { topic: record.topic, partition: record.partition, offset: record.offset };
     const sent: SentBatch[] = [];
     let open = this.#openBatch(subnet);
     if (open && open.bytes + cost > this.#budget) {

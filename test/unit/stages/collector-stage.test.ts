@@ -156,6 +156,18 @@ test('while lines flow, a batch past its timeout leaves with them, not only with
   );
 });
 
+test('the store keeps each waiting line with its source position only, never the input record', () => {
+  const { state, run } = setup(3);
+  run([at(1), at(2)]);
+  const stored = [...state.partition(0).store<unknown>('batches').range()];
+  const lines = stored.filter(([key]) => key.startsWith('l/')).flatMap(([, v]) => v as { source: object }[]);
+  const open = stored.filter(([key]) => key.startsWith('o/')).map(([, v]) => v as { lastSource: object });
+  assert.equal(lines.length, 2);
+  assert.equal(open.length, 1);
+  for (const position of [...lines.map((l) => l.source), open[0]!.lastSource])
+    assert.deepEqual(Object.keys(position).sort(), ['offset', 'partition', 'topic']);
+});
+
 test('context of a subnet quiet for ten batch timeouts is dropped', () => {
   const { stage, state, run, clock } = setup(1, 1);
   run([at(1)]);
