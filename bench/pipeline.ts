@@ -4,11 +4,12 @@
  *
  *   node --import tsx bench/pipeline.ts [--lines N] [--rate R] [--seconds S] [--txn-records N] [--port P] [--keep-broker]
  *
- * Run it with UV_THREADPOOL_SIZE=16 as `hamstring` runs every command (`npm run bench:pipeline` does):
+ * Run it with UV_THREADPOOL_SIZE=16 and --max-semi-space-size=32 as `hamstring` runs every command
+ * (`npm run bench:pipeline` does):
  * librdkafka's calls of six workers queue behind each other in libuv's default pool of 4 threads,
  * which alone cost two thirds of the throughput.
  *
- * --txn-records: records per transaction of the logserver and the collector (config.yaml: 50, spanned by a 200 ms commit interval).
+ * --txn-records: records per batch of the logserver and the collector, without their commit interval (config.yaml: 500, spanned by a 200 ms commit interval).
  * --only throughput|latency: runs one phase.
  * --processes: the throughput phase runs each stage as a `hamstring run` process of its own (how a
  *   deployment runs them), so the stages no longer share one event loop; progress comes from each

@@ -47,7 +47,17 @@ export function startStageProcesses(
     writeFileSync(file, toYaml({ ...tree, runtime }));
     const child = spawn(
       process.execPath,
-      ['bin/hamstring.js', 'run', component.kind, '--name', component.name, '--config', file],
+      // The pool size and young generation that bin/threadpool.js gives a relaunched hamstring.
+      [
+        '--max-semi-space-size=32',
+        'bin/hamstring.js',
+        'run',
+        component.kind,
+        '--name',
+        component.name,
+        '--config',
+        file,
+      ],
       {
         env: { ...process.env, UV_THREADPOOL_SIZE: '16', HAMSTRING_LOG_LEVEL: 'warn' },
         stdio: ['ignore', 'inherit', 'inherit'],
