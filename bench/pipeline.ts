@@ -244,6 +244,7 @@ async function throughputInProcesses(config: HamstringConfig, sent: number): Pro
   await stages.started(120_000);
   const began = Date.now();
   const cpuBefore = stages.cpuSeconds();
+  const byStageBefore = stages.cpuByStage();
   const brokerBefore = procCpuSeconds(brokerPid);
   let lastBusy = Date.now();
   let firstIn = 0;
@@ -257,6 +258,9 @@ async function throughputInProcesses(config: HamstringConfig, sent: number): Pro
     }
   } finally {
     const cpuSeconds = stages.cpuSeconds() - cpuBefore;
+    const byStage = [...stages.cpuByStage()].map(
+      ([stage, total]) => `${stage} ${(((total - (byStageBefore.get(stage) ?? 0)) / sent) * 1e6).toFixed(0)}`,
+    );
     await stages.stop();
     const seconds = (lastBusy - began) / 1000;
     console.log(
@@ -264,7 +268,7 @@ async function throughputInProcesses(config: HamstringConfig, sent: number): Pro
     );
     console.log(`  lines/s: ${Math.round(sent / seconds)}`);
     console.log(
-      `  CPU of the stage processes: ${cpuSeconds.toFixed(1)} s (${((cpuSeconds / sent) * 1e6).toFixed(0)} µs per line)`,
+      `  CPU of the stage processes: ${cpuSeconds.toFixed(1)} s (${((cpuSeconds / sent) * 1e6).toFixed(0)} µs per line: ${byStage.join(', ')})`,
     );
     printBrokerCpu(brokerBefore, sent);
   }

@@ -22,6 +22,8 @@ export interface StageProcesses {
   progress(): Promise<{ lag: number; firstIn: number }>;
   /** CPU seconds the processes used so far (all their threads). */
   cpuSeconds(): number;
+  /** The same per process, named `<kind>` or `<kind> <name>`. */
+  cpuByStage(): Map<string, number>;
   /** SIGTERM, then waits for every process to exit. */
   stop(): Promise<void>;
 }
@@ -108,6 +110,10 @@ export function startStageProcesses(
       let total = 0;
       for (const r of running) total += procCpuSeconds(r.child.pid);
       return total;
+    },
+    cpuByStage() {
+      const label = (c: PipelineComponent) => (c.name === c.kind ? c.kind : `${c.kind} ${c.name}`);
+      return new Map(running.map((r) => [label(r.component), procCpuSeconds(r.child.pid)]));
     },
     async stop() {
       await Promise.all(
