@@ -1,3 +1,5 @@
+import { classifyKafkaError } from '../../kafka/classify.ts';
+import { code } from '../../kafka/error-codes.ts';
 import type { FetchedRecord } from '../../kafka/records.ts';
 import { nextOffsets } from '../batch-offsets.ts';
 import type { StageOutput } from '../stage.ts';
@@ -5,8 +7,9 @@ import { checkDeclaredTopics, commitInfo, recordCommit, type Committer } from '.
 import type { WorkerContext } from './worker-context.ts';
 
 /**
- * For sinks: produce and flush the outputs (a delivery failure throws before any offset moves), then
- * commit the input offsets outside any transaction. A crash in between redelivers the batch.
+ * For sinks: produce and flush the outputs and wait for their delivery reports (a delivery failure
+ * throws before any offset moves), then commit the input offsets outside any transaction. A crash in
+ * between redelivers the batch.
  */
 export class AtLeastOnceCommitter implements Committer {
   constructor(private readonly ctx: WorkerContext) {}
@@ -26,6 +29,14 @@ export class AtLeastOnceCommitter implements Committer {
     for (const o of outputs) await s.producer.produce(o);
     if (outputs.length > 0) {
       await s.producer.flush(ctx.o.kafka.messageTimeoutMs);
+      // flush returns once librdkafka holds every delivery report; JavaScript receives them on the
+      // client's next poll. Read before they arrive, the tally could miss a failed record and its
+      // offset would be committed: the record lost.
+      if (s.producer.reportsIn && !(await s.producer.reportsIn(ctx.o.kafka.messageTimeoutMs)))
+        throw classifyKafkaError(
+          { code: code('_TIMED_OUT'), message: 'the delivery reports of flushed outputs did not arrive' },
+          'produce',
+        );
       const t = s.producer.tally();
       if (t.firstError) throw t.firstError;
     }
