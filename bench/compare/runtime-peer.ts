@@ -7,6 +7,7 @@ import { createLogger } from '../../src/observability/logger.ts';
 // The worker module itself: the runtime's public surface would add its config, health and pool modules' memory.
 import { TransactionalWorker } from '../../src/runtime/worker/transactional-worker.ts';
 import { passThroughStage, testKafkaOptions } from '../../test/support/pipeline-harness.ts';
+import { traceSummary, tracedClients } from './port-trace.ts';
 
 /** What bench/compare.ts passes to this process. */
 export interface RuntimePeerConfig {
@@ -26,6 +27,7 @@ export interface RuntimePeerConfig {
 }
 
 const cfg = JSON.parse(process.env.HAMSTRING_COMPARE_PEER ?? '') as RuntimePeerConfig;
+const trace = process.env.HAMSTRING_COMPARE_TRACE === '1';
 const worker = new TransactionalWorker({
   stage: passThroughStage(cfg.input, cfg.output, cfg.group),
   instanceId: 'compare',
@@ -49,9 +51,11 @@ const worker = new TransactionalWorker({
         },
       }),
   log: createLogger({ bench: cfg.group }, 2),
+  ...(trace ? { clients: tracedClients } : {}),
 });
 process.once('SIGTERM', () => {
   void worker.stop().then(() => {
+    if (trace) process.stderr.write(traceSummary());
     // Read by bench:compare for the records per transaction (per offset commit at least once).
     process.stdout.write(`transactions ${worker.status().committedTransactions}\n`, () => process.exit(0));
   });
