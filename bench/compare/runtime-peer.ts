@@ -41,7 +41,7 @@ const kafka = testKafkaOptions(cfg.bootstrap, {
 const log = createLogger({ bench: cfg.group }, 2);
 // A bench-only prototype loop instead of the worker (alternating-loop.ts), chosen by a variant's e:.
 const prototype = process.env.HAMSTRING_COMPARE_PROTOTYPE;
-if (prototype === 'single' || prototype === 'alternating') {
+if (prototype === 'single' || prototype === 'single-noreports' || prototype === 'alternating') {
   const loop = await startLoop(
     {
       kafka,
@@ -50,7 +50,8 @@ if (prototype === 'single' || prototype === 'alternating') {
       group: cfg.group,
       batchSize: cfg.batchSize,
       batchTimeoutMs: cfg.batchTimeoutMs,
-      producers: prototype === 'single' ? 1 : 2,
+      producers: prototype === 'alternating' ? 2 : 1,
+      skipReports: prototype === 'single-noreports',
       clients: trace ? tracedClients : defaultClients,
     },
     log,
