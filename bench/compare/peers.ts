@@ -24,11 +24,14 @@ export interface Peer {
   /** runtime: librdkafka properties of this peer only, over the run's (an A/B variant). */
   consumerOverrides?: Record<string, string>;
   producerOverrides?: Record<string, string>;
+  /** runtime: environment of this peer's process only, e.g. LD_LIBRARY_PATH to another librdkafka build. */
+  env?: Record<string, string>;
 }
 
 /**
  * Runtime variants measured in the same interleaved run as the rest, so a configuration change is
- * compared under the same machine load: `<id> c:<consumer key>=<v> p:<producer key>=<v> ...`.
+ * compared under the same machine load: `<id> c:<consumer key>=<v> p:<producer key>=<v> ...`;
+ * `e:<NAME>=<v>` sets an environment variable of the peer's process (a client library build to compare).
  */
 export function variantPeers(
   spec: string,
@@ -40,10 +43,11 @@ export function variantPeers(
   if (!id) throw new Error('--variant wants "<id> c:key=value p:key=value ..."');
   const consumerOverrides: Record<string, string> = {};
   const producerOverrides: Record<string, string> = {};
+  const env: Record<string, string> = {};
   for (const s of settings) {
-    const m = /^([cp]):([^=]+)=(.*)$/.exec(s);
-    if (!m) throw new Error(`--variant ${id}: expected c:key=value or p:key=value, got ${s}`);
-    (m[1] === 'c' ? consumerOverrides : producerOverrides)[m[2]!] = m[3]!;
+    const m = /^([cpe]):([^=]+)=(.*)$/.exec(s);
+    if (!m) throw new Error(`--variant ${id}: expected c:key=value, p:key=value or e:NAME=value, got ${s}`);
+    (m[1] === 'c' ? consumerOverrides : m[1] === 'p' ? producerOverrides : env)[m[2]!] = m[3]!;
   }
   return modes.map((mode): Peer => {
     const eos = mode !== 'alo';
@@ -67,6 +71,7 @@ export function variantPeers(
       ...(spanRecords === undefined ? {} : { commitIntervalRecords: spanRecords }),
       consumerOverrides,
       producerOverrides,
+      env,
     };
   });
 }
@@ -152,6 +157,7 @@ export function startPeer(peer: Peer, run: PeerRun): ChildProcess {
         execArgv: ['--import', 'tsx'],
         env: {
           ...process.env,
+          ...peer.env,
           HAMSTRING_COMPARE_PEER: JSON.stringify(cfg),
           HAMSTRING_LOG_LEVEL: process.env.HAMSTRING_LOG_LEVEL ?? 'warn',
         },
