@@ -120,6 +120,8 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
   const dueScans = new Map<number, number>();
   /** When the timer last dropped expired context, per partition (a throttle, not state). */
   const contextSweeps = new Map<number, number>();
+  /** The last fill-level period each partition's timer wrote (a throttle: after a restart it writes at once). */
+  const fillPeriods = new Map<number, number>();
 
   /**
    * Records a line's monitoring rows in `rows`; returns the line and its batch cost when it is valid.
@@ -232,8 +234,11 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
       }
       // The fill level once per period, or when batches left: a call with nothing to say writes
       // nothing, so an idle collector commits no transaction per timer call.
+      // Which period was reported is remembered, not inferred from the timer interval: timer calls
+      // come late (a commit-interval span delays them), and a late first call of a period looked
+      // like its second, so whole periods went without a fill level.
       const period = Math.floor(ctx.now / FILL_LEVEL_PERIOD_MS);
-      const reported = Math.floor((ctx.now - settings.timerIntervalMs) / FILL_LEVEL_PERIOD_MS) === period;
+      const reported = fillPeriods.get(ctx.partition) === period;
       if (outputs.length === 0 && reported) {
         outputs.push(...rows.outputs());
         return { outputs };
@@ -257,6 +262,7 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
         entry_type: 'open_batches',
         entry_count: fill.batches,
       });
+      fillPeriods.set(ctx.partition, period);
       outputs.push(...rows.outputs());
       return { outputs };
     },

@@ -144,6 +144,16 @@ test('the timer sends a batch once it has waited batch_timeout, not before', () 
   assert.equal(monitoringRows(next.outputs, 'fill_levels')[0]?.entry_count, 0, 'reported each period');
 });
 
+test('a timer call that comes late is still the first of its period: the fill level is reported', () => {
+  const { stage, state } = setup(100, 2); // timer every 500 ms, fill level every 5 s
+  const levels = (now: number) =>
+    monitoringRows((stage.onTimer!(timerContext(state, 0, now)) as ProcessResult).outputs, 'fill_levels');
+  assert.equal(levels(1_004_900).length, 2, 'the first call reports');
+  assert.equal(levels(1_004_950).length, 0, 'a second call in the same period does not');
+  // 700 ms after the last call (a span held it back): more than an interval into the next period.
+  assert.equal(levels(1_005_650).length, 2, 'the late first call of the next period reports');
+});
+
 test('while lines flow, a batch past its timeout leaves with them, not only with the timer', () => {
   const { run, clock } = setup(100, 2);
   run([at(1)]);
