@@ -63,7 +63,9 @@ export const points = (id: string) =>
 
 /** Waits until the chart panel drew a canvas with a size and non-empty points; returns their count. */
 export async function chartHasData(page: Page, id: string, timeoutMs = 20_000): Promise<number> {
-  await page.waitForFunction(`${points(id)} > 0`, undefined, { timeout: timeoutMs });
+  await page.waitForFunction(`${points(id)} > 0`, undefined, { timeout: timeoutMs }).catch((e: unknown) => {
+    throw new Error(`${id}: no points within ${timeoutMs} ms (${(e as Error).message})`);
+  });
   const canvas = page.locator(`#${id} canvas`);
   assert.equal(await canvas.count(), 1, `${id} draws one canvas`);
   const box = await canvas.boundingBox();
