@@ -174,6 +174,10 @@ function runTestFile(flags: string[], file: string, long: boolean): Promise<numb
         stdio: 'inherit',
         env: {
           ...process.env,
+          // The pool `hamstring` gives every process: with libuv's default of 4, two librdkafka calls
+          // stuck across a file's broker outages (librdkafka #5456) already reach the liveness
+          // guard's half-the-pool limit, and a worker under test fails where a deployed one would not.
+          UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '16',
           HAMSTRING_TEST_KAFKA_DIR: KAFKA_DIR,
           HAMSTRING_TEST_CLICKHOUSE_DIR: CLICKHOUSE_DIR,
           ...(long ? { HAMSTRING_TEST_LONG: '1' } : {}),
