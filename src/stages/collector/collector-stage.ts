@@ -116,10 +116,10 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
   }
 
   const budget = lineBudget(settings.buffer);
-  /** When `process` last looked for due batches, per partition (a throttle, not state). */
-  const dueScans = new Map<number, number>();
-  /** When the timer last dropped expired context, per partition (a throttle, not state). */
-  const contextSweeps = new Map<number, number>();
+  /** `process` looks for due batches at most once per half timer interval and partition. */
+  const dueScan = perPartitionThrottle(settings.timerIntervalMs / 2);
+  /** The timer drops expired context at most once per batch timeout and partition. */
+  const contextSweep = perPartitionThrottle(settings.buffer.timeoutMs);
   /** The last fill-level period each partition's timer wrote (a throttle: after a restart it writes at once). */
   const fillPeriods = new Map<number, number>();
 
@@ -212,11 +212,10 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
       // cost a busy collector a fifth of its time. Only how late a due batch leaves depends on it.
       const now = clock.now();
       for (const [partition, buffer] of buffers) {
-        if (now - (dueScans.get(partition) ?? -Infinity) < settings.timerIntervalMs / 2) {
+        if (!dueScan(partition, now)) {
           buffer.flush();
           continue;
         }
-        dueScans.set(partition, now);
         for (const sent of buffer.due(now)) outputs.push(...batchOutputs(sent, now, rows));
       }
       outputs.push(...rows.outputs());
@@ -228,10 +227,7 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
       const outputs = buffer.due(ctx.now).flatMap((sent) => batchOutputs(sent, ctx.now, rows));
       // Context expires after ten timeouts; a sweep once per timeout is exact enough and spares a
       // scan of every subnet's context in each timer call.
-      if (ctx.now - (contextSweeps.get(ctx.partition) ?? -Infinity) >= settings.buffer.timeoutMs) {
-        contextSweeps.set(ctx.partition, ctx.now);
-        buffer.forgetStaleContext(ctx.now);
-      }
+      if (contextSweep(ctx.partition, ctx.now)) buffer.forgetStaleContext(ctx.now);
       // The fill level once per period, or when batches left: a call with nothing to say writes
       // nothing, so an idle collector commits no transaction per timer call.
       // Which period was reported is remembered, not inferred from the timer interval: timer calls
@@ -266,6 +262,19 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
       outputs.push(...rows.outputs());
       return { outputs };
     },
+  };
+}
+
+/**
+ * True at most once per `gapMs` for each partition, and then remembers the time. In-memory only: it
+ * decides how often work is done, never what a call outputs, so a restart that forgets it is harmless.
+ */
+function perPartitionThrottle(gapMs: number): (partition: number, now: number) => boolean {
+  const last = new Map<number, number>();
+  return (partition, now) => {
+    if (now - (last.get(partition) ?? -Infinity) < gapMs) return false;
+    last.set(partition, now);
+    return true;
   };
 }
 
