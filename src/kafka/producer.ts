@@ -89,10 +89,13 @@ interface Opaque {
 const size = (v: Buffer | string | null | undefined): number =>
   v === null || v === undefined ? 0 : Buffer.isBuffer(v) ? v.length : Buffer.byteLength(v);
 
-/** Bytes of key, value and headers: what the size limits count, without the batch overhead. */
-export function producedBytes(r: OutgoingRecord): number {
-  let n = size(r.key) + size(r.value);
-  for (const [k, v] of Object.entries(r.headers ?? {})) n += Buffer.byteLength(k) + size(v);
+/**
+ * Bytes of key, value and headers: what the size limits count, without the batch overhead. Key and
+ * value come as the bytes produced, so a string is encoded once, not once more to be measured.
+ */
+function producedBytes(r: OutgoingRecord, key: Buffer | null, value: Buffer | null): number {
+  let n = size(key) + size(value);
+  if (r.headers) for (const [k, v] of Object.entries(r.headers)) n += Buffer.byteLength(k) + size(v);
   return n;
 }
 
@@ -252,14 +255,16 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
             [k]: typeof v === 'string' ? Buffer.from(v) : v,
           }))
         : undefined;
-      const opaque: Opaque = { generation, index: tally.produced, bytes: producedBytes(record) };
+      const key = toBuf(record.key);
+      const value = toBuf(record.value);
+      const opaque: Opaque = { generation, index: tally.produced, bytes: producedBytes(record, key, value) };
       for (let attempt = 0; ; attempt += 1) {
         try {
           native.produce(
             record.topic,
             record.partition ?? null,
-            toBuf(record.value),
-            toBuf(record.key),
+            value,
+            key,
             record.timestamp ?? null,
             opaque,
             headers,

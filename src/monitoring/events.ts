@@ -1,5 +1,6 @@
 import type { StageOutput, StageRecord } from '../runtime/stage.ts';
-import { tableRowSchema, type RowInput, type TableName } from './tables.ts';
+import { fastRowCheck } from './row-check.ts';
+import { TABLES, tableRowSchema, type RowInput, type TableName } from './tables.ts';
 
 /** Topics the agent consumes are `<prefix><table>`; the reference's prefix is `clickhouse_`. */
 export const MONITORING_TOPIC_PREFIX = 'clickhouse_';
@@ -36,6 +37,8 @@ export function monitoringEvent<T extends TableName>(
   return { topic: monitoringTopic(table, prefix), key: null, value };
 }
 
+const FAST_CHECKS = new Map(TABLES.map((t) => [t.name, fastRowCheck(t)]));
+
 /**
  * A row with its identity, checked against its table: what one monitoring record carries, or one
  * element of a batched record's array (see `MonitoringRowBatch`).
@@ -55,6 +58,8 @@ export function monitoringRow<T extends TableName>(
     row_index: index,
     ...row,
   };
+  const quick = FAST_CHECKS.get(table)?.(candidate);
+  if (quick) return quick;
   const parsed = tableRowSchema(table).safeParse(candidate);
   if (!parsed.success) {
     throw new MonitoringRowError(

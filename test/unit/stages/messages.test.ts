@@ -57,3 +57,8 @@ test('stable ids are UUID-shaped, equal for equal parts and different when a par
   assert.notEqual(stableId('logline', 'topic', 0, 6), id);
   assert.notEqual(stableId('logline', 'topic0', 5), stableId('logline', 'topic', 0, 5));
 });
+
+test('a stable id never changes between versions: a replay after an upgrade must find the same ids', () => {
+  assert.equal(stableId('logline', 't', 1, 2), '702793d5-1601-830f-b299-53e7e64c0da9');
+  assert.equal(stableId('x'), 'b12744e4-0c61-8e9d-a060-b385c9f136ca');
+});
