@@ -1,5 +1,5 @@
 import type { StageOutput } from '../runtime/stage.ts';
-import { monitoringRow, monitoringTopic, MONITORING_TOPIC_PREFIX, type EventSource } from './events.ts';
+import { monitoringRowJson, monitoringTopic, MONITORING_TOPIC_PREFIX, type EventSource } from './events.ts';
 import type { RowInput, TableName } from './tables.ts';
 
 /**
@@ -7,6 +7,62 @@ import type { RowInput, TableName } from './tables.ts';
  * because a refused record carrying the rows of a whole call could not be traced to one input.
  */
 export const MAX_ROWS_RECORD_BYTES = 256 * 1024;
+
+const OPEN = 0x5b; // [
+const COMMA = 0x2c;
+const CLOSE = 0x5d; // ]
+
+/**
+ * One table's rows as record values (JSON arrays), written as UTF-8 while they are added: joining the
+ * rows' texts and encoding the whole at the end cost more than making the rows.
+ */
+class TableRecords {
+  readonly values: Buffer[] = [];
+  #buffer: Buffer = Buffer.alloc(0);
+  #used = 0;
+  #rows = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  push(json: string): void {
+    // A UTF-16 code unit is at most three UTF-8 bytes: the exact size is needed only near the bound.
+    let bytes = json.length * 3;
+    if (this.#rows > 0 && this.#used + bytes + 2 > this.maxBytes) {
+      bytes = Buffer.byteLength(json);
+      if (this.#used + bytes + 2 > this.maxBytes) this.#close();
+    }
+    if (this.#rows === 0) {
+      this.#reserve(bytes + 2, Math.min(this.maxBytes, Math.max(16_384, bytes + 2)));
+      this.#buffer[this.#used++] = OPEN;
+    } else {
+      this.#reserve(bytes + 2, this.#buffer.length * 2);
+      this.#buffer[this.#used++] = COMMA;
+    }
+    this.#used += this.#buffer.write(json, this.#used);
+    this.#rows += 1;
+  }
+
+  /** Closes the record being written, if any. */
+  finish(): void {
+    if (this.#rows > 0) this.#close();
+  }
+
+  #close(): void {
+    this.#buffer[this.#used++] = CLOSE;
+    this.values.push(this.#buffer.subarray(0, this.#used));
+    this.#buffer = Buffer.alloc(0);
+    this.#used = 0;
+    this.#rows = 0;
+  }
+
+  /** Room for `bytes` more (and the closing bracket), growing to at least `size` when short. */
+  #reserve(bytes: number, size: number): void {
+    if (this.#used + bytes + 1 <= this.#buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(size, this.#used + bytes + 1));
+    this.#buffer.copy(grown, 0, 0, this.#used);
+    this.#buffer = grown;
+  }
+}
 
 /**
  * The monitoring rows of one `process` (or timer) call, gathered per table and produced as few
@@ -20,10 +76,15 @@ export const MAX_ROWS_RECORD_BYTES = 256 * 1024;
  * fix it per status.
  */
 export class MonitoringRowBatch {
-  readonly #rows = new Map<TableName, string[]>();
+  readonly #tables = new Map<TableName, TableRecords>();
   readonly #next = new Map<string, number>();
+  #size = 0;
 
-  constructor(private readonly prefix = MONITORING_TOPIC_PREFIX) {}
+  /** `maxBytes`: most bytes of one record (a single larger row goes alone). */
+  constructor(
+    private readonly prefix = MONITORING_TOPIC_PREFIX,
+    private readonly maxBytes = MAX_ROWS_RECORD_BYTES,
+  ) {}
 
   /** Adds a row numbered after the rows already added for this table and source. */
   emit<T extends TableName>(table: T, source: EventSource, row: RowInput<T>): void {
@@ -38,39 +99,31 @@ export class MonitoringRowBatch {
    * @throws {@link MonitoringRowError} when the row does not fit its table (a bug in the stage).
    */
   add<T extends TableName>(table: T, source: EventSource, index: number, row: RowInput<T>): void {
-    const json = JSON.stringify(monitoringRow(table, source, index, row));
-    const list = this.#rows.get(table);
-    if (list) list.push(json);
-    else this.#rows.set(table, [json]);
+    const json = monitoringRowJson(table, source, index, row);
+    let records = this.#tables.get(table);
+    if (!records) {
+      records = new TableRecords(this.maxBytes);
+      this.#tables.set(table, records);
+    }
+    records.push(json);
+    this.#size += 1;
   }
 
   get size(): number {
-    let n = 0;
-    for (const list of this.#rows.values()) n += list.length;
-    return n;
+    return this.#size;
   }
 
-  /** The gathered rows as records (each at most {@link MAX_ROWS_RECORD_BYTES}), then forgets them. */
-  outputs(maxBytes = MAX_ROWS_RECORD_BYTES): StageOutput[] {
+  /** The gathered rows as records (each at most the bound), then forgets them. */
+  outputs(): StageOutput[] {
     const out: StageOutput[] = [];
-    for (const [table, rows] of this.#rows) {
+    for (const [table, records] of this.#tables) {
+      records.finish();
       const topic = monitoringTopic(table, this.prefix);
-      let part: string[] = [];
-      let bytes = 2;
-      for (const row of rows) {
-        const size = Buffer.byteLength(row) + 1;
-        if (part.length > 0 && bytes + size > maxBytes) {
-          out.push({ topic, key: null, value: `[${part.join(',')}]` });
-          part = [];
-          bytes = 2;
-        }
-        part.push(row);
-        bytes += size;
-      }
-      if (part.length > 0) out.push({ topic, key: null, value: `[${part.join(',')}]` });
+      for (const value of records.values) out.push({ topic, key: null, value });
     }
-    this.#rows.clear();
+    this.#tables.clear();
     this.#next.clear();
+    this.#size = 0;
     return out;
   }
 }

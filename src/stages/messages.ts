@@ -96,6 +96,35 @@ export function encodeBatch(batch: Batch): string {
   return JSON.stringify(batch);
 }
 
+/** A batch whose lines are JSON texts already (see {@link encodeBatchText}). */
+export interface BatchText {
+  readonly batch_tree_row_id: string;
+  readonly batch_id: string;
+  readonly begin_timestamp: string;
+  readonly end_timestamp: string;
+  /** Each line's `JSON.stringify`. */
+  readonly data: readonly string[];
+  readonly context_logline_ids?: readonly string[];
+}
+
+/**
+ * The same text as {@link encodeBatch} of the batch whose lines `data` holds as JSON: the collector
+ * keeps each line's text and splices it in rather than serialising the line again for every batch.
+ */
+export function encodeBatchText(batch: BatchText): string {
+  const head = JSON.stringify({
+    batch_tree_row_id: batch.batch_tree_row_id,
+    batch_id: batch.batch_id,
+    begin_timestamp: batch.begin_timestamp,
+    end_timestamp: batch.end_timestamp,
+  });
+  const context =
+    batch.context_logline_ids === undefined
+      ? ''
+      : `,"context_logline_ids":${JSON.stringify(batch.context_logline_ids)}`;
+  return `${head.slice(0, -1)},"data":[${batch.data.join(',')}]${context}}`;
+}
+
 /** @throws {DecodeError} when the value is not a Batch. */
 export function decodeBatch(value: Buffer | string | null): Batch {
   return decode(batchSchema, value, 'Batch') as Batch;

@@ -1,6 +1,16 @@
 import type { KeyValueStore, RecordPosition } from '../../runtime/index.ts';
 import { stableId } from '../ids.ts';
-import { timestampMicros, type Batch, type LogLine } from '../messages.ts';
+import { encodeBatchText, isoFromMicros } from '../messages.ts';
+import {
+  contextOfEntry,
+  linesOfEntry,
+  sumCost,
+  textCost,
+  type ContextLine,
+  type ContextEntry,
+  type LinesEntry,
+  type StoredLine,
+} from './stored-lines.ts';
 
 /** The collector's one store: open batches, their lines and each subnet's previous batch. */
 export const BATCH_STORE = 'batches';
@@ -31,35 +41,24 @@ export function lineBudget(settings: Pick<BatchBufferSettings, 'maxBatchBytes'>)
   return Math.floor((settings.maxBatchBytes - BATCH_ENVELOPE_BYTES) / 2);
 }
 
-/**
- * What a line adds to an encoded batch, whether new or context: its JSON and a comma in `data`, and
- * its quoted id and a comma in `context_logline_ids`. Counting the id for new lines too is what lets
- * them be carried as context later without measuring them again.
- */
-export function lineCost(line: LogLine): number {
-  return Buffer.byteLength(JSON.stringify(line)) + Buffer.byteLength(JSON.stringify(line.logline_id)) + 2;
-}
-
-export interface StoredLine {
-  readonly line: LogLine;
-  readonly source: RecordPosition;
-}
-
 interface OpenBatch {
   readonly openedAt: number;
   readonly count: number;
   readonly next: number;
   readonly lastSource: RecordPosition;
-  /** Sum of the lines' {@link lineCost}; absent in open batches stored before batches had a bound. */
+  /** Sum of the lines' {@link textCost}; absent in open batches stored before batches had a bound. */
   readonly bytes?: number;
 }
 
-/** A subnet's previous batch, sent along as context; stores written before the bound hold the array. */
-type StoredContext = { readonly lines: readonly LogLine[]; readonly bytes: number } | readonly LogLine[];
-
 /** A batch leaving the collector and what its monitoring rows need. */
 export interface SentBatch {
-  readonly batch: Batch;
+  /** The encoded Batch. */
+  readonly value: string;
+  readonly batchId: string;
+  readonly batchTreeRowId: string;
+  readonly subnet: string;
+  /** Lines in the batch, context included. */
+  readonly size: number;
   /** The lines new in this batch (not context), in arrival order. */
   readonly lines: readonly StoredLine[];
   /** The position of the batch's last line: the source of the batch's monitoring rows. */
@@ -108,10 +107,15 @@ export class BatchBuffer {
   /**
    * Adds a line to its subnet's open batch; returns the batches that left: the open one when the
    * line would push it over the byte bound (sent before the line joins), then the line's own batch
-   * when the line filled it. `cost` is the line's {@link lineCost}, at most {@link lineBudget}.
+   * when the line filled it. `cost` is the line's {@link textCost}, at most {@link lineBudget}.
    */
-  add(line: LogLine, record: RecordPosition, now: number, cost = lineCost(line)): SentBatch[] {
-    const subnet = line.subnet_id;
+  add(
+    subnet: string,
+    line: ContextLine,
+    record: RecordPosition,
+    now: number,
+    cost = textCost(line),
+  ): SentBatch[] {
     // The position alone: a whole input record passed here would be stored with its value (a Buffer
     // as JSON, four bytes and more per byte) in every line entry and open batch.
     const source = { topic: record.topic, partition: record.partition, offset: record.offset };
@@ -123,7 +127,7 @@ export class BatchBuffer {
     }
     const seq = open?.next ?? 0;
     const pending = this.#pending.get(subnet) ?? { seq, lines: [] };
-    pending.lines.push({ line, source });
+    pending.lines.push({ json: line.json, id: line.id, micros: line.micros, source });
     this.#pending.set(subnet, pending);
     const updated = {
       openedAt: open?.openedAt ?? now,
@@ -146,7 +150,7 @@ export class BatchBuffer {
     const open = this.#open.get(subnet) ?? (this.store.get(openKey(subnet)) as OpenBatch | undefined);
     if (!open) return undefined;
     if (open.bytes !== undefined) return { ...open, bytes: open.bytes };
-    const measured = { ...open, bytes: sumCost(this.#lines(subnet, false).map((stored) => stored.line)) };
+    const measured = { ...open, bytes: sumCost(this.#lines(subnet, false)) };
     this.#open.set(subnet, measured);
     return measured;
   }
@@ -157,9 +161,7 @@ export class BatchBuffer {
     const lines: StoredLine[] = [];
     for (const [key, value] of [...this.store.range({ from: prefix, to: `${prefix}${END}` })]) {
       if (take) this.store.delete(key);
-      // One line per entry is how stores written before entries held a call's lines look.
-      if (Array.isArray(value)) lines.push(...(value as StoredLine[]));
-      else lines.push(value as StoredLine);
+      lines.push(...linesOfEntry(value));
     }
     lines.push(...(this.#pending.get(subnet)?.lines ?? []));
     if (take) this.#pending.delete(subnet);
@@ -168,8 +170,10 @@ export class BatchBuffer {
 
   /** Writes the lines and open batches this call changed. */
   flush(): void {
-    for (const [subnet, pending] of this.#pending)
-      this.store.put(`${linePrefix(subnet)}${String(pending.seq).padStart(12, '0')}`, pending.lines);
+    for (const [subnet, pending] of this.#pending) {
+      const entry: LinesEntry = { v: 2, lines: pending.lines };
+      this.store.put(`${linePrefix(subnet)}${String(pending.seq).padStart(12, '0')}`, entry);
+    }
     for (const [subnet, open] of this.#open) this.store.put(openKey(subnet), open);
     this.#pending.clear();
     this.#open.clear();
@@ -232,30 +236,21 @@ export class BatchBuffer {
     const sent: SentBatch[] = [];
     for (const part of parts) {
       const room = this.settings.maxBatchBytes - BATCH_ENVELOPE_BYTES - part.bytes;
-      sent.push(makeBatch(part.lines, fitContext(context, room)));
-      context = { lines: part.lines.map((stored) => stored.line), bytes: part.bytes };
+      sent.push(makeBatch(subnet, part.lines, fitContext(context, room)));
+      context = {
+        lines: part.lines.map(({ json, id, micros }) => ({ json, id, micros })),
+        bytes: part.bytes,
+      };
     }
-    this.store.put(contextKey(subnet), context);
+    const entry: ContextEntry = { v: 2, lines: context.lines, bytes: context.bytes };
+    this.store.put(contextKey(subnet), entry);
     this.store.put(sentKey(subnet), now);
     return sent;
   }
 
-  #context(subnet: string): { lines: readonly LogLine[]; bytes: number } {
-    const stored = this.store.get(contextKey(subnet)) as StoredContext | undefined;
-    if (stored === undefined) return { lines: [], bytes: 0 };
-    if (isLineArray(stored)) return { lines: stored, bytes: sumCost(stored) };
-    return stored;
+  #context(subnet: string): { lines: readonly ContextLine[]; bytes: number } {
+    return contextOfEntry(this.store.get(contextKey(subnet)));
   }
-}
-
-function isLineArray(context: StoredContext): context is readonly LogLine[] {
-  return Array.isArray(context);
-}
-
-function sumCost(lines: readonly LogLine[]): number {
-  let total = 0;
-  for (const line of lines) total += lineCost(line);
-  return total;
 }
 
 /** Consecutive parts of `lines`, each within `budget` bytes and `batchSize` lines. */
@@ -267,7 +262,7 @@ function splitLines(
   const parts: { lines: StoredLine[]; bytes: number }[] = [];
   let part: { lines: StoredLine[]; bytes: number } = { lines: [], bytes: 0 };
   for (const stored of lines) {
-    const cost = lineCost(stored.line);
+    const cost = textCost(stored);
     // A line alone over the budget (possible only in a store written without a bound) goes alone.
     if (part.lines.length > 0 && (part.bytes + cost > budget || part.lines.length >= batchSize)) {
       parts.push(part);
@@ -281,37 +276,44 @@ function splitLines(
 }
 
 /** The newest lines of `context` whose cost fits `room`: the oldest go first. */
-function fitContext(context: { lines: readonly LogLine[]; bytes: number }, room: number): readonly LogLine[] {
+function fitContext(
+  context: { lines: readonly ContextLine[]; bytes: number },
+  room: number,
+): readonly ContextLine[] {
   if (context.bytes <= room) return context.lines;
   let bytes = context.bytes;
   let first = 0;
-  while (first < context.lines.length && bytes > room) bytes -= lineCost(context.lines[first++]!);
+  while (first < context.lines.length && bytes > room) bytes -= textCost(context.lines[first++]!);
   return context.lines.slice(first);
 }
 
-function makeBatch(lines: readonly StoredLine[], context: readonly LogLine[]): SentBatch {
-  const fresh = lines.map((stored) => stored.line);
-  const batchId = stableId('batch', ...fresh.map((line) => line.logline_id));
-  const data = sortLines([...context, ...fresh]);
-  const batch: Batch = {
-    batch_tree_row_id: stableId('batch_tree', batchId, BATCH_HANDLER_STAGE),
+function makeBatch(subnet: string, lines: readonly StoredLine[], context: readonly ContextLine[]): SentBatch {
+  const batchId = stableId('batch', ...lines.map((line) => line.id));
+  const batchTreeRowId = stableId('batch_tree', batchId, BATCH_HANDLER_STAGE);
+  const data = sortLines([...context, ...lines]);
+  const value = encodeBatchText({
+    batch_tree_row_id: batchTreeRowId,
     batch_id: batchId,
-    begin_timestamp: data[0]!.ts,
-    end_timestamp: data[data.length - 1]!.ts,
-    data,
-    ...(context.length > 0 ? { context_logline_ids: context.map((line) => line.logline_id) } : {}),
+    begin_timestamp: isoFromMicros(data[0]!.micros),
+    end_timestamp: isoFromMicros(data[data.length - 1]!.micros),
+    data: data.map((line) => line.json),
+    ...(context.length > 0 ? { context_logline_ids: context.map((line) => line.id) } : {}),
+  });
+  return {
+    value,
+    batchId,
+    batchTreeRowId,
+    subnet,
+    size: data.length,
+    lines,
+    lastSource: lines[lines.length - 1]!.source,
   };
-  return { batch, lines, lastSource: lines[lines.length - 1]!.source };
 }
 
-/** Sorted by `ts`, then `logline_id`; each timestamp parsed once. */
-export function sortLines(lines: readonly LogLine[]): LogLine[] {
-  return lines
-    .map((line) => ({ line, micros: timestampMicros(line.ts) }))
-    .sort(
-      (a, b) =>
-        a.micros - b.micros ||
-        (a.line.logline_id < b.line.logline_id ? -1 : a.line.logline_id > b.line.logline_id ? 1 : 0),
-    )
-    .map((entry) => entry.line);
+/**
+ * Sorted by `ts`, then `logline_id`: a total order, so every replay sorts alike. `ts` is the ISO text
+ * of `micros` (the collector writes it so), which is why the batch's begin and end come from them.
+ */
+export function sortLines<T extends ContextLine>(lines: readonly T[]): T[] {
+  return [...lines].sort((a, b) => a.micros - b.micros || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

@@ -12,19 +12,13 @@ import {
   type TimerContext,
 } from '../../runtime/index.ts';
 import { stableId } from '../ids.ts';
-import { encodeBatch, isoFromMicros, type LogLine } from '../messages.ts';
+import { isoFromMicros, type LogLine } from '../messages.ts';
 import { subnetId } from '../subnet.ts';
 import { monitoringTopics, pipelineTopic } from '../topics.ts';
-import {
-  BATCH_HANDLER_STAGE,
-  BATCH_STORE,
-  BatchBuffer,
-  lineBudget,
-  lineCost,
-  type SentBatch,
-} from './batch-buffer.ts';
+import { BATCH_HANDLER_STAGE, BATCH_STORE, BatchBuffer, lineBudget, type SentBatch } from './batch-buffer.ts';
 import { collectorSettings } from './collector-settings.ts';
 import { compileLineValidator, DEFAULT_MAX_JSON_DEPTH, type LineVerdict } from './line-validation.ts';
+import { textCost, type ContextLine } from './stored-lines.ts';
 
 export const COLLECTOR_STAGE = 'log_collection.collector';
 
@@ -83,35 +77,29 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
     rows: MonitoringRowBatch,
     source?: RecordPosition,
   ): StageOutput[] {
-    const { batch } = sent;
-    const value = encodeBatch(batch);
-    const subnet = batch.data[0]?.subnet_id ?? '';
     const outputs: StageOutput[] = targets.map((topic) => ({
       topic,
-      key: subnet,
-      value,
+      key: sent.subnet,
+      value: sent.value,
       ...(source ? { source } : {}),
     }));
     const common = { stage: BATCH_HANDLER_STAGE, instance_name: collectorName, timestamp: now };
     rows.add('batch_timestamps', sent.lastSource, 0, {
       ...common,
-      batch_id: batch.batch_id,
+      batch_id: sent.batchId,
       status: 'completed',
       is_active: true,
-      message_count: batch.data.length,
+      message_count: sent.size,
     });
     rows.add('batch_tree', sent.lastSource, 0, {
       ...common,
-      batch_row_id: batch.batch_tree_row_id,
+      batch_row_id: sent.batchTreeRowId,
       status: 'completed',
       parent_batch_row_id: null,
-      batch_id: batch.batch_id,
+      batch_id: sent.batchId,
     });
     for (const stored of sent.lines)
-      rows.add('logline_to_batches', stored.source, 0, {
-        logline_id: stored.line.logline_id,
-        batch_id: batch.batch_id,
-      });
+      rows.add('logline_to_batches', stored.source, 0, { logline_id: stored.id, batch_id: sent.batchId });
     return outputs;
   }
 
@@ -132,7 +120,7 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
     verdict: LineVerdict,
     now: number,
     rows: MonitoringRowBatch,
-  ): { line: LogLine; cost: number } | undefined {
+  ): { subnet: string; line: ContextLine; cost: number } | undefined {
     const subnet = verdict.ok ? subnetId(verdict.srcIp, settings.subnet) : undefined;
     const line =
       verdict.ok && subnet !== undefined && verdict.tsMicros >= 0
@@ -143,7 +131,7 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
             subnet,
           )
         : undefined;
-    const cost = line ? lineCost(line) : 0;
+    const cost = line ? textCost(line) : 0;
     const problem = !verdict.ok
       ? verdict.reason
       : verdict.tsMicros < 0
@@ -164,14 +152,14 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
     const { ts: _ts, src_ip: _ip, status_code, record_type, ...rest } = verdict.fields;
     const stamp = (stage: string, status: string, index: number) =>
       rows.add('logline_timestamps', record, index, {
-        logline_id: line.logline_id,
+        logline_id: line.id,
         stage,
         status,
         timestamp: now,
         is_active: true,
       });
     rows.add('loglines', record, 0, {
-      logline_id: line.logline_id,
+      logline_id: line.id,
       subnet_id: subnet,
       timestamp: Math.floor(verdict.tsMicros / 1000),
       status: typeof status_code === 'string' ? status_code : '',
@@ -181,7 +169,7 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
     });
     stamp(COLLECTOR_STAGE, 'in_process', 0);
     stamp(BATCH_HANDLER_STAGE, 'batched', 1);
-    return { line, cost };
+    return { subnet, line, cost };
   }
 
   return {
@@ -204,7 +192,7 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
           buffer = new BatchBuffer(ctx.state(record.partition).store(BATCH_STORE), settings.buffer);
           buffers.set(record.partition, buffer);
         }
-        for (const sent of buffer.add(valid.line, record, now, valid.cost))
+        for (const sent of buffer.add(valid.subnet, valid.line, record, now, valid.cost))
           outputs.push(...batchOutputs(sent, now, rows, record));
       }
       // Batches whose timeout passed leave now rather than with the next timer call, but the scan of
@@ -278,11 +266,19 @@ function perPartitionThrottle(gapMs: number): (partition: number, now: number) =
   };
 }
 
+/** The valid line as batches carry it, serialised once (see ContextLine). */
 function toLogLine(
   fields: Readonly<Record<string, unknown>>,
   tsMicros: number,
   logline_id: string,
   subnet_id: string,
-): LogLine {
-  return { ...fields, ts: isoFromMicros(tsMicros), src_ip: fields.src_ip as string, logline_id, subnet_id };
+): ContextLine {
+  const line: LogLine = {
+    ...fields,
+    ts: isoFromMicros(tsMicros),
+    src_ip: fields.src_ip as string,
+    logline_id,
+    subnet_id,
+  };
+  return { json: JSON.stringify(line), id: logline_id, micros: tsMicros };
 }

@@ -47,9 +47,9 @@ test('rows of a call become one record per table, and the agent reads back exact
 });
 
 test('a table with more rows than fit one record is split, every row in exactly one record', () => {
-  const rows = new MonitoringRowBatch();
+  const rows = new MonitoringRowBatch(undefined, 4096);
   for (let n = 0; n < 500; n += 1) rows.emit('logline_to_batches', at(n), link(n));
-  const outputs = rows.outputs(4096);
+  const outputs = rows.outputs();
   assert.ok(outputs.length > 1);
   assert.ok(outputs.every((o) => Buffer.byteLength(String(o.value)) <= 4096));
   const offsets = outputs.flatMap((o) =>
@@ -67,4 +67,31 @@ test('a row that does not fit its table is refused when added', () => {
     () => rows.add('logline_to_batches', at(1), 0, { logline_id: 'l' } as never),
     MonitoringRowError,
   );
+});
+
+test('records stay within the bound with multi-byte rows, a row larger than the bound goes alone, and no row is lost', () => {
+  for (const bound of [300, 1000, 4096]) {
+    const rows = new MonitoringRowBatch(undefined, bound);
+    const texts = Array.from(
+      { length: 300 },
+      (_, n) => 'ü€'.repeat(n % 37) + (n === 150 ? 'x'.repeat(2 * bound) : ''),
+    );
+    texts.forEach((text, n) =>
+      rows.add('server_logs', at(n), 0, { message_id: `m${n}`, timestamp_in: n, message_text: text }),
+    );
+    const outputs = rows.outputs();
+    for (const o of outputs) {
+      const bytes = (o.value as Buffer).length;
+      const count = (JSON.parse(String(o.value)) as unknown[]).length;
+      assert.ok(
+        bytes <= bound || count === 1,
+        `a record of ${count} rows takes ${bytes} bytes, over ${bound}`,
+      );
+    }
+    const back = outputs.flatMap((o) => JSON.parse(String(o.value)) as { message_text: string }[]);
+    assert.deepEqual(
+      back.map((r) => r.message_text),
+      texts,
+    );
+  }
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Clock, ProcessResult, StageOutput } from '../../../src/runtime/index.ts';
-import { BATCH_ENVELOPE_BYTES, lineBudget, lineCost } from '../../../src/stages/collector/batch-buffer.ts';
+import { BATCH_ENVELOPE_BYTES, lineBudget } from '../../../src/stages/collector/batch-buffer.ts';
+import { lineCost, type ContextEntry, type LinesEntry } from '../../../src/stages/collector/stored-lines.ts';
 import { createCollectorStage } from '../../../src/stages/collector/collector-stage.ts';
 import { stableId } from '../../../src/stages/ids.ts';
 import type { Batch, LogLine } from '../../../src/stages/messages.ts';
@@ -132,8 +133,9 @@ test('batch ids derive from source positions alone: the same lines in other call
 
 /**
  * A store as the collector wrote it before batches had a byte bound: open batch without `bytes`,
- * context as a plain array of lines. Made here under a 990,000-byte bound and stripped of the new
- * fields: an open batch of 220 lines (about 220 KB) and a previous batch of about 480 lines.
+ * context as a plain array of LogLine objects, open lines as arrays of `{ line, source }`. Made here
+ * under a 990,000-byte bound and rewritten in those forms: an open batch of 220 lines (about 220 KB)
+ * and a previous batch of about 480 lines.
  */
 function storeWithoutBound(): { state: MemoryState; context: string[]; open: number[] } {
   const old = setup(990_000);
@@ -148,7 +150,16 @@ function storeWithoutBound(): { state: MemoryState; context: string[]; open: num
   const store = old.store();
   const { bytes: _bytes, ...open } = store.get('o/10.2.54.0_24') as Record<string, unknown>;
   store.put('o/10.2.54.0_24', open);
-  store.put('c/10.2.54.0_24', (store.get('c/10.2.54.0_24') as { lines: LogLine[] }).lines);
+  const { lines: contextLines } = store.get('c/10.2.54.0_24') as ContextEntry;
+  store.put(
+    'c/10.2.54.0_24',
+    contextLines.map((line) => JSON.parse(line.json) as LogLine),
+  );
+  for (const [key, value] of [...store.range({ from: 'l/', to: 'm' })])
+    store.put(
+      key,
+      (value as LinesEntry).lines.map(({ json, source }) => ({ line: JSON.parse(json) as LogLine, source })),
+    );
   const first = context.length;
   return { state: old.state, context, open: Array.from({ length: 700 - first }, (_, i) => first + i) };
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Clock, ProcessResult, StageOutput } from '../../../src/runtime/index.ts';
 import { createCollectorStage } from '../../../src/stages/collector/collector-stage.ts';
+import { linesOfEntry } from '../../../src/stages/collector/stored-lines.ts';
 import { MemoryState } from '../../support/memory-state.ts';
 import { record, stageContext, timerContext } from '../../support/stage-context.ts';
 import { batchesSent, monitoringRows } from './outputs.ts';
@@ -170,7 +171,7 @@ test('the store keeps each waiting line with its source position only, never the
   const { state, run } = setup(3);
   run([at(1), at(2)]);
   const stored = [...state.partition(0).store<unknown>('batches').range()];
-  const lines = stored.filter(([key]) => key.startsWith('l/')).flatMap(([, v]) => v as { source: object }[]);
+  const lines = stored.filter(([key]) => key.startsWith('l/')).flatMap(([, v]) => linesOfEntry(v));
   const open = stored.filter(([key]) => key.startsWith('o/')).map(([, v]) => v as { lastSource: object });
   assert.equal(lines.length, 2);
   assert.equal(open.length, 1);
