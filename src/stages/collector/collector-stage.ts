@@ -16,6 +16,7 @@ import { isoFromMicros, type LogLine } from '../messages.ts';
 import { subnetId } from '../subnet.ts';
 import { monitoringTopics, pipelineTopic } from '../topics.ts';
 import { BATCH_HANDLER_STAGE, BATCH_STORE, BatchBuffer, lineBudget, type SentBatch } from './batch-buffer.ts';
+import { batchStoreCodec } from './batch-store-codec.ts';
 import { collectorSettings } from './collector-settings.ts';
 import { compileLineValidator, DEFAULT_MAX_JSON_DEPTH, type LineVerdict } from './line-validation.ts';
 import { textCost, type ContextLine } from './stored-lines.ts';
@@ -177,7 +178,7 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
     shortName: 'collector',
     inputTopics: [pipelineTopic(config, 'logserver_to_collector', collectorName)],
     outputTopics: [...targets, ...monitoringTopics(TABLES, prefix)],
-    stores: { [BATCH_STORE]: {} },
+    stores: { [BATCH_STORE]: { codec: batchStoreCodec } },
     timer: { intervalMs: settings.timerIntervalMs },
     process(records, ctx): ProcessResult {
       const outputs: StageOutput[] = [];

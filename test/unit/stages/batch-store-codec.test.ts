@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { batchStoreCodec } from '../../../src/stages/collector/batch-store-codec.ts';
+import type { ContextEntry, LinesEntry } from '../../../src/stages/collector/stored-lines.ts';
+
+const text = (i: number) =>
+  JSON.stringify({ logline_id: `id-${i}`, note: 'a "quoted"\nnewline and ü', ts: `2026-11-30T00:00:0${i}Z` });
+
+test('entries of lines keep each line text as it is, with their ids, times and source positions', () => {
+  const lines: LinesEntry = {
+    v: 2,
+    lines: [1, 2, 3].map((i) => ({
+      json: text(i),
+      id: `id-${i}`,
+      micros: 1_000_000 * i + 7,
+      source: { topic: i === 3 ? 'other' : 'in', partition: 2, offset: 40 + i },
+    })),
+  };
+  const context: ContextEntry = {
+    v: 2,
+    lines: [1, 2].map((i) => ({ json: text(i), id: `id-${i}`, micros: i })),
+    bytes: 321,
+  };
+  for (const entry of [lines, context]) {
+    const bytes = batchStoreCodec.encode(entry);
+    assert.ok(bytes.includes(Buffer.from(text(1))), 'the line text is stored unescaped');
+    assert.deepEqual(batchStoreCodec.decode(bytes), entry);
+  }
+});
+
+test('every other value, and what earlier versions wrote, is plain JSON', () => {
+  const values: unknown[] = [
+    { openedAt: 5, count: 2, next: 2, lastSource: { topic: 'in', partition: 0, offset: 1 }, bytes: 90 },
+    1_796_058_188_603,
+    [
+      {
+        line: { logline_id: 'l', ts: '2026-11-30T00:00:00Z' },
+        source: { topic: 'in', partition: 0, offset: 1 },
+      },
+    ],
+    { lines: [{ logline_id: 'l' }], bytes: 3 },
+  ];
+  for (const value of values) {
+    const bytes = batchStoreCodec.encode(value);
+    assert.equal(bytes.toString(), JSON.stringify(value));
+    assert.deepEqual(batchStoreCodec.decode(bytes), value);
+  }
+});
