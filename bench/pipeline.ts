@@ -14,6 +14,8 @@
  * --processes: the throughput phase runs each stage as a `hamstring run` process of its own (how a
  *   deployment runs them), so the stages no longer share one event loop; progress comes from each
  *   process's /metrics.
+ * --rounds N: the throughput phase N times, then the median and range of lines/s (one run on a
+ *   shared 2-core machine varies by 15 % either way).
  * --trace: every 5 s, per stage: consumer lag, records in/out, transactions and their mean time, so
  *   the stage that holds the pipeline back shows (its lag grows while the ones after it idle).
  *
@@ -59,6 +61,7 @@ const { values: args } = parseArgs({
     trace: { type: 'boolean', default: false },
     only: { type: 'string' },
     processes: { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '1' },
   },
 });
 const LINES = Number(args.lines);
@@ -185,6 +188,9 @@ async function prepare(config: HamstringConfig, bootstrap: string): Promise<void
   await resources.close();
 }
 
+/** Lines/s of each throughput round. */
+const rounds: number[] = [];
+
 async function throughput(config: HamstringConfig, bootstrap: string): Promise<void> {
   await prepare(config, bootstrap);
   const feed = await startTrafficFeed({
@@ -224,6 +230,7 @@ async function throughput(config: HamstringConfig, bootstrap: string): Promise<v
     `throughput: ${sent} lines through six stages in ${seconds.toFixed(1)} s (from worker start, incl. restore and the last batch_timeout of ${BATCH_TIMEOUT_S} s)`,
   );
   console.log(`  lines/s: ${Math.round(sent / seconds)}`);
+  rounds.push(sent / seconds);
   // CPU per line depends far less on what else the machine runs than lines/s does.
   const cpu = process.cpuUsage(cpuBefore);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
@@ -267,6 +274,7 @@ async function throughputInProcesses(config: HamstringConfig, sent: number): Pro
       `throughput: ${sent} lines through six stages, one process each, in ${seconds.toFixed(1)} s (from every process serving /metrics, incl. restore and the last batch_timeout of ${BATCH_TIMEOUT_S} s)`,
     );
     console.log(`  lines/s: ${Math.round(sent / seconds)}`);
+    rounds.push(sent / seconds);
     console.log(
       `  CPU of the stage processes: ${cpuSeconds.toFixed(1)} s (${((cpuSeconds / sent) * 1e6).toFixed(0)} µs per line: ${byStage.join(', ')})`,
     );
@@ -325,7 +333,16 @@ const brokerPid = cluster?.pidOf(cluster.nodeIds()[0]!);
 const tree = benchTree(bootstrap);
 const config = validateConfig(tree);
 try {
-  if (args.only !== 'latency') await throughput(config, bootstrap);
+  if (args.only !== 'latency') {
+    for (let round = 0; round < Number(args.rounds); round += 1) await throughput(config, bootstrap);
+    if (rounds.length > 1) {
+      const sorted = [...rounds].sort((a, b) => a - b);
+      const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+      console.log(
+        `throughput over ${sorted.length} rounds: median ${Math.round(median)} lines/s (${sorted.map(Math.round).join(', ')})`,
+      );
+    }
+  }
   if (args.only !== 'throughput') await latency(config, bootstrap);
 } finally {
   if (cluster && !args['keep-broker']) await cluster.stop();

@@ -9,20 +9,35 @@ import { tpKey } from '../kafka/records.ts';
 export function nextOffsets(
   records: readonly (TopicPartition & { offset: number })[],
 ): TopicPartitionOffset[] {
-  const last = new Map<string, TopicPartitionOffset>();
+  const last = new Map<string, { topic: string; partition: number; offset: number }>();
+  let run: { topic: string; partition: number; offset: number } | undefined;
   for (const r of records) {
-    const key = tpKey(r);
-    const prev = last.get(key);
-    if (prev && r.offset <= prev.offset - 1) {
-      throw new Error(`offsets out of order in ${key}: ${r.offset} after ${prev.offset - 1}`);
+    // Records come in runs of one partition: the map is consulted once per run.
+    if (run === undefined || r.partition !== run.partition || r.topic !== run.topic) {
+      run = last.get(tpKey(r));
+      if (run === undefined) {
+        run = { topic: r.topic, partition: r.partition, offset: r.offset + 1 };
+        last.set(tpKey(r), run);
+        continue;
+      }
     }
-    last.set(key, { topic: r.topic, partition: r.partition, offset: r.offset + 1 });
+    if (r.offset <= run.offset - 1) {
+      throw new Error(`offsets out of order in ${tpKey(r)}: ${r.offset} after ${run.offset - 1}`);
+    }
+    run.offset = r.offset + 1;
   }
   return [...last.values()];
 }
 
 export function partitionsOf(records: readonly TopicPartition[]): TopicPartition[] {
   const seen = new Map<string, TopicPartition>();
-  for (const r of records) seen.set(tpKey(r), { topic: r.topic, partition: r.partition });
+  let last: TopicPartition | undefined;
+  for (const r of records) {
+    // A batch holds runs of one partition's records: a key per run, not per record.
+    if (last !== undefined && r.partition === last.partition && r.topic === last.topic) continue;
+    last = r;
+    const key = tpKey(r);
+    if (!seen.has(key)) seen.set(key, { topic: r.topic, partition: r.partition });
+  }
   return [...seen.values()];
 }

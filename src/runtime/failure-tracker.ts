@@ -30,6 +30,7 @@ export class FailureTracker {
 
   /** The record is done (committed or dead-lettered). */
   forget(position: RecordPosition): void {
-    this.#history.delete(key(position));
+    // Called for every committed record; only the rare failed one has a history to drop.
+    if (this.#history.size > 0) this.#history.delete(key(position));
   }
 }

@@ -213,10 +213,17 @@ export function timestampMicros(iso: string): number {
 
 /** `micros` (since the epoch) as ISO-8601 UTC with six fraction digits. */
 export function isoFromMicros(micros: number): string {
-  const ms = Math.floor(micros / 1000);
-  const fraction = String(micros - Math.floor(micros / 1_000_000) * 1_000_000).padStart(6, '0');
-  return `${new Date(ms).toISOString().slice(0, 19)}.${fraction}Z`;
+  const second = Math.floor(micros / 1_000_000);
+  // Lines come in runs of the same second: the date and time are formatted once per run.
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastSecondText = new Date(second * 1000).toISOString().slice(0, 19);
+  }
+  return `${lastSecondText}.${String(micros - second * 1_000_000).padStart(6, '0')}Z`;
 }
+
+let lastSecond = Number.NaN;
+let lastSecondText = '';
 
 /** Orders lines by `ts`, then `logline_id` (a total order, so every replay sorts the same way). */
 export function compareLines(a: LogLine, b: LogLine): number {
