@@ -12,11 +12,7 @@ import type { PipelineComponent } from '../src/app/pipeline-components.ts';
 import { procCpuSeconds } from './proc-cpu.ts';
 
 export interface StageProcesses {
-  /**
-   * Spawns the processes and resolves once each serves /metrics (its worker built): the first
-   * component (the one reading the seeded input) last, so that the time from then on measures the
-   * pipeline and not six processes loading their sources at once.
-   */
+  /** Spawns the processes and resolves once each serves /metrics (its worker built). */
   started(timeoutMs: number): Promise<void>;
   /** Sum over the stages of their consumer lag, and the records the first stage consumed. */
   progress(): Promise<{ lag: number; firstIn: number }>;
@@ -87,13 +83,8 @@ export function startStageProcesses(
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
       };
-      const [first, ...rest] = components;
-      for (const [i, c] of rest.entries()) running.push(spawnStage(c, i + 1));
+      for (const [i, c] of components.entries()) running.push(spawnStage(c, i));
       for (const r of running) await waitFor(r);
-      if (first) {
-        running.unshift(spawnStage(first, 0));
-        await waitFor(running[0]!);
-      }
     },
     async progress() {
       let lag = 0;
