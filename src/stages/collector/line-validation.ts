@@ -37,8 +37,18 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * strptime pass, an address check, an RE2 match (no backtracking) or a set lookup.
  */
 export function compileLineValidator(fields: readonly LogField[], limits: LineLimits): LineValidator {
-  const checks = fields.map((field) => [field.name, fieldCheck(field)] as const);
-  const parseTs = compileStrptime(timestampFormat(fields));
+  const tsFormat = timestampFormat(fields);
+  const parseTs = compileStrptime(tsFormat);
+  // `ts` is parsed once: its check keeps the time the verdict returns.
+  let tsMicros: number | undefined;
+  const checks = fields.map((field) => {
+    if (field.name !== 'ts') return [field.name, fieldCheck(field)] as const;
+    const check: FieldCheck = (value) => {
+      tsMicros = parseTs(value);
+      return tsMicros === undefined ? `${quote(value)} does not match the format "${tsFormat}"` : undefined;
+    };
+    return [field.name, check] as const;
+  });
   return (raw) => {
     if (raw === null || raw.length === 0) return fail('empty line');
     if (raw.length > limits.maxLineBytes) {
@@ -50,7 +60,7 @@ export function compileLineValidator(fields: readonly LogField[], limits: LineLi
     } catch {
       return fail('not valid UTF-8');
     }
-    if (jsonDepth(text) > limits.maxDepth) return fail(`JSON nested deeper than ${limits.maxDepth} levels`);
+    if (!withinDepth(text, limits.maxDepth)) return fail(`JSON nested deeper than ${limits.maxDepth} levels`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -68,9 +78,8 @@ export function compileLineValidator(fields: readonly LogField[], limits: LineLi
       const problem = check(value);
       if (problem !== undefined) return fail(`field "${name}": ${problem}`);
     }
-    // Both checked above: ts by its format, src_ip as an address.
-    const tsMicros = parseTs(object.ts as string)!;
-    return { ok: true, fields: object, tsMicros, srcIp: object.src_ip as string };
+    // Both checked above: ts by its format (which set tsMicros), src_ip as an address.
+    return { ok: true, fields: object, tsMicros: tsMicros!, srcIp: object.src_ip as string };
   };
 }
 
@@ -86,8 +95,6 @@ function fieldCheck(field: LogField): FieldCheck {
     case 'IpAddress':
       return (value) => (isIP(value) === 0 ? `${quote(value)} is not an IPv4 or IPv6 address` : undefined);
     case 'RegEx': {
-      // Anchored at the start like Python's re.match; the pattern's own `$` anchors the end. `test` on
-      // the anchored pattern avoids the matcher object `lookingAt` needs (several times slower).
       const pattern = RE2JS.compile(`^(?:${field.pattern})`);
       const maxLength = field.maxLength;
       return (value) => {
@@ -112,6 +119,19 @@ function timestampFormat(fields: readonly LogField[]): string {
   const ts = fields.find((field) => field.name === 'ts');
   if (ts?.type !== 'Timestamp') throw new Error('required_log_information without a Timestamp "ts" field');
   return ts.format;
+}
+
+/**
+ * True when `text` cannot nest arrays and objects deeper than `max`: it has at most `max` brackets
+ * that open one, in strings or not. Native searches; the common line has one brace and no bracket.
+ */
+export function withinDepth(text: string, max: number): boolean {
+  let opening = 0;
+  for (const bracket of ['{', '[']) {
+    for (let i = text.indexOf(bracket); i >= 0; i = text.indexOf(bracket, i + 1))
+      if (++opening > max) return jsonDepth(text) <= max;
+  }
+  return true;
 }
 
 /** Deepest nesting of arrays and objects, counted without parsing (strings skipped). */

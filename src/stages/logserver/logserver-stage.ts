@@ -11,7 +11,7 @@ import {
   type TimerContext,
 } from '../../runtime/index.ts';
 import { collectorSettings } from '../collector/collector-settings.ts';
-import { DEFAULT_MAX_JSON_DEPTH, jsonDepth } from '../collector/line-validation.ts';
+import { DEFAULT_MAX_JSON_DEPTH, withinDepth } from '../collector/line-validation.ts';
 import { stableId } from '../ids.ts';
 import { subnetId, type SubnetPrefixes } from '../subnet.ts';
 import { monitoringTopics, pipelineTopic } from '../topics.ts';
@@ -157,7 +157,7 @@ function target(config: HamstringConfig, collector: CollectorConfig): Target {
 export function sourceAddress(value: Buffer, maxLineBytes: number): string | undefined {
   if (value.length === 0 || value.length > maxLineBytes) return undefined;
   const text = value.toString('utf8');
-  if (jsonDepth(text) > DEFAULT_MAX_JSON_DEPTH) return undefined;
+  if (!withinDepth(text, DEFAULT_MAX_JSON_DEPTH)) return undefined;
   try {
     const parsed = JSON.parse(text) as unknown;
     const address =

@@ -4,6 +4,7 @@ import type { LogField } from '../../../src/config/index.ts';
 import {
   compileLineValidator,
   jsonDepth,
+  withinDepth,
   type LineVerdict,
 } from '../../../src/stages/collector/line-validation.ts';
 import { dnsLine, shippedConfig } from './fixtures.ts';
@@ -108,4 +109,19 @@ test('the depth scan ignores brackets inside strings and escaped quotes', () => 
   assert.equal(jsonDepth('{"a": "[[[[\\"{{{"}'), 1);
   assert.equal(jsonDepth('{"a": [{"b": []}]}'), 4);
   assert.equal(jsonDepth('42'), 0);
+});
+
+test('the bracket count decides only when it proves the depth; otherwise the scan does', () => {
+  const texts = [
+    '{"a": 1}',
+    '{"a": "[[[[{{{{"}',
+    '{"a": [{"b": []}]}',
+    '[[[[[[[[[]]]]]]]]]',
+    '{"a": [1, [2, [3]]], "b": {"c": {}}}',
+    '{"a": "{{{{{{{{{{"}',
+    'no json [',
+  ];
+  for (const text of texts)
+    for (const max of [0, 1, 2, 3, 4, 8])
+      assert.equal(withinDepth(text, max), jsonDepth(text) <= max, `${text} within ${max}`);
 });
