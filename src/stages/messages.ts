@@ -96,16 +96,8 @@ export function encodeBatch(batch: Batch): string {
   return JSON.stringify(batch);
 }
 
-/** A batch whose lines are JSON texts already (see {@link encodeBatchText}). */
-export interface BatchText {
-  readonly batch_tree_row_id: string;
-  readonly batch_id: string;
-  readonly begin_timestamp: string;
-  readonly end_timestamp: string;
-  /** Each line's `JSON.stringify`. */
-  readonly data: readonly string[];
-  readonly context_logline_ids?: readonly string[];
-}
+/** A batch whose lines are JSON texts already, each line's `JSON.stringify` (see {@link encodeBatchText}). */
+export type BatchText = Omit<Batch, 'data'> & { readonly data: readonly string[] };
 
 /**
  * The same text as {@link encodeBatch} of the batch whose lines `data` holds as JSON: the collector
