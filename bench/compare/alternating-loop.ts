@@ -14,7 +14,11 @@
 import type { ProducerPort } from '../../src/kafka/producer.ts';
 import type { Logger } from '../../src/observability/logger.ts';
 import { nextOffsets } from '../../src/runtime/batch-offsets.ts';
-import type { KafkaClientFactory, WorkerKafkaOptions } from '../../src/runtime/worker-options.ts';
+import {
+  groupMemberSettings,
+  type KafkaClientFactory,
+  type WorkerKafkaOptions,
+} from '../../src/runtime/worker-options.ts';
 
 export interface LoopConfig {
   kafka: WorkerKafkaOptions;
@@ -38,19 +42,7 @@ export interface RunningLoop {
 export async function startLoop(c: LoopConfig, log: Logger): Promise<RunningLoop> {
   const k = c.kafka;
   const consumer = c.clients.consumer(
-    {
-      bootstrapServers: k.bootstrapServers,
-      clientId: `${c.group}-proto-consumer`,
-      groupId: c.group,
-      groupProtocol: k.groupProtocol,
-      assignmentStrategy: k.assignmentStrategy,
-      sessionTimeoutMs: k.sessionTimeoutMs,
-      heartbeatIntervalMs: k.heartbeatIntervalMs,
-      maxPollIntervalMs: k.maxPollIntervalMs,
-      isolation: 'read_committed',
-      autoOffsetReset: 'earliest',
-      overrides: k.consumerOverrides ?? {},
-    },
+    groupMemberSettings(k, { clientId: `${c.group}-proto-consumer`, groupId: c.group }),
     { onAssign: () => undefined, onRevoke: () => undefined, onLost: () => undefined },
     (err) => log.error({ err: err.message }, 'prototype: consumer error'),
     log,

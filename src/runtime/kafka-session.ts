@@ -8,7 +8,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { AssignmentEpochs } from './assignment-epochs.ts';
 import type { BackOff } from './backoff.ts';
 import type { Clock } from './clock.ts';
-import type { KafkaClientFactory, WorkerKafkaOptions } from './worker-options.ts';
+import { groupMemberSettings, type KafkaClientFactory, type WorkerKafkaOptions } from './worker-options.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
 import { planRecovery } from './recovery-plan.ts';
 
@@ -197,22 +197,10 @@ export class KafkaSession {
     // polled once more. Only the current member may change the worker's assignment.
     const current = () => this.#consumer === consumer || this.#starting === consumer;
     const consumer: ConsumerPort = this.d.clients.consumer(
-      {
-        bootstrapServers: k.bootstrapServers,
+      groupMemberSettings(k, {
         clientId: `${this.d.clientId}-consumer-${this.#consumerSeq}`,
         groupId: this.d.groupId,
-        groupProtocol: k.groupProtocol,
-        assignmentStrategy: k.assignmentStrategy,
-        sessionTimeoutMs: k.sessionTimeoutMs,
-        heartbeatIntervalMs: k.heartbeatIntervalMs,
-        maxPollIntervalMs: k.maxPollIntervalMs,
-        isolation: 'read_committed',
-        autoOffsetReset: 'earliest',
-        ...(k.metadataRefreshIntervalMs !== undefined
-          ? { metadataRefreshIntervalMs: k.metadataRefreshIntervalMs }
-          : {}),
-        overrides: k.consumerOverrides,
-      },
+      }),
       {
         onAssign: (tps) => {
           if (current()) epochs.assign(tps);

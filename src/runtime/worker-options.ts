@@ -37,6 +37,32 @@ export interface WorkerKafkaOptions {
   producerOverrides?: Record<string, string | number | boolean>;
 }
 
+/**
+ * The settings of a worker's group member: the worker's Kafka options, read_committed, earliest
+ * when the group has no offset. Every consume-process-produce loop reads its input this way.
+ */
+export function groupMemberSettings(
+  k: WorkerKafkaOptions,
+  ids: { clientId: string; groupId: string },
+): ConsumerSettings {
+  return {
+    bootstrapServers: k.bootstrapServers,
+    clientId: ids.clientId,
+    groupId: ids.groupId,
+    groupProtocol: k.groupProtocol,
+    assignmentStrategy: k.assignmentStrategy,
+    sessionTimeoutMs: k.sessionTimeoutMs,
+    heartbeatIntervalMs: k.heartbeatIntervalMs,
+    maxPollIntervalMs: k.maxPollIntervalMs,
+    isolation: 'read_committed',
+    autoOffsetReset: 'earliest',
+    ...(k.metadataRefreshIntervalMs !== undefined
+      ? { metadataRefreshIntervalMs: k.metadataRefreshIntervalMs }
+      : {}),
+    overrides: k.consumerOverrides,
+  };
+}
+
 /** Factories of the Kafka clients; tests wrap them to inject faults at the port on a real broker. */
 export interface KafkaClientFactory {
   consumer(
