@@ -1,5 +1,11 @@
 import { jsonCodec, type Codec } from '../../runtime/index.ts';
-import type { ContextEntry, ContextLine, LinesEntry, StoredLine } from './stored-lines.ts';
+import {
+  isTextEntry,
+  type ContextEntry,
+  type ContextLine,
+  type LinesEntry,
+  type StoredLine,
+} from './stored-lines.ts';
 
 /**
  * The codec of the collector's `batches` store. Entries holding lines (an open batch's, a previous
@@ -12,7 +18,7 @@ import type { ContextEntry, ContextLine, LinesEntry, StoredLine } from './stored
  */
 export const batchStoreCodec: Codec<unknown> = {
   encode(value) {
-    if (!isLinesValue(value)) return jsonCodec.encode(value);
+    if (!isTextEntry(value)) return jsonCodec.encode(value);
     const topics: string[] = [];
     const meta = value.lines.map((line): LineMeta => {
       const source = (line as Partial<StoredLine>).source;
@@ -56,12 +62,3 @@ interface LinesHeader {
 }
 
 type LineMeta = [id: string, micros: number, topic?: number, partition?: number, offset?: number];
-
-function isLinesValue(value: unknown): value is LinesEntry | ContextEntry {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as { v?: unknown }).v === 2 &&
-    Array.isArray((value as { lines?: unknown }).lines)
-  );
-}

@@ -64,7 +64,7 @@ function fromLogLine(line: LogLine): ContextLine {
 
 /** The lines of a store entry written by this or an earlier version. */
 export function linesOfEntry(value: unknown): readonly StoredLine[] {
-  if (isVersioned(value)) return (value as LinesEntry).lines;
+  if (isTextEntry(value)) return (value as LinesEntry).lines;
   const old = (Array.isArray(value) ? value : [value]) as { line: LogLine; source: RecordPosition }[];
   return old.map(({ line, source }) => ({ ...fromLogLine(line), source }));
 }
@@ -72,12 +72,18 @@ export function linesOfEntry(value: unknown): readonly StoredLine[] {
 /** The context entry written by this or an earlier version (none: no context). */
 export function contextOfEntry(value: unknown): { lines: readonly ContextLine[]; bytes: number } {
   if (value === undefined) return { lines: [], bytes: 0 };
-  if (isVersioned(value)) return value as ContextEntry;
+  if (isTextEntry(value)) return value as ContextEntry;
   const old = (Array.isArray(value) ? value : (value as { lines: LogLine[] }).lines) as LogLine[];
   const lines = old.map(fromLogLine);
   return { lines, bytes: sumCost(lines) };
 }
 
-function isVersioned(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && (value as { v?: unknown }).v === 2;
+/** True for an entry of line texts as this version writes it (a {@link LinesEntry} or {@link ContextEntry}). */
+export function isTextEntry(value: unknown): value is LinesEntry | ContextEntry {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { v?: unknown }).v === 2 &&
+    Array.isArray((value as { lines?: unknown }).lines)
+  );
 }
