@@ -1,4 +1,4 @@
-import type { ColumnKind, TableDef } from './tables.ts';
+import { IDENTITY_KEY, type ColumnKind, type TableDef } from './tables.ts';
 
 /**
  * The JSON of one column value when it already has its normal form, else undefined: an ISO timestamp
@@ -56,7 +56,7 @@ function columnJson(kind: ColumnKind): ColumnJson {
 export function fastRowJson(
   table: TableDef,
 ): (source: RowSource, index: number, row: Record<string, unknown>) => string | undefined {
-  const identity = new Set(['src_topic', 'src_partition', 'src_offset', 'row_index']);
+  const identity = new Set(IDENTITY_KEY);
   const payload = table.columns
     .filter((col) => !identity.has(col.name))
     .map((col) => ({ name: col.name, prefix: `,${JSON.stringify(col.name)}:`, json: columnJson(col.kind) }));

@@ -314,6 +314,6 @@ function makeBatch(subnet: string, lines: readonly StoredLine[], context: readon
  * Sorted by `ts`, then `logline_id`: a total order, so every replay sorts alike. `ts` is the ISO text
  * of `micros` (the collector writes it so), which is why the batch's begin and end come from them.
  */
-export function sortLines<T extends ContextLine>(lines: readonly T[]): T[] {
+function sortLines<T extends ContextLine>(lines: readonly T[]): T[] {
   return [...lines].sort((a, b) => a.micros - b.micros || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

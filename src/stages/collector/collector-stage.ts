@@ -125,7 +125,7 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
     const subnet = verdict.ok ? subnetId(verdict.srcIp, settings.subnet) : undefined;
     const line =
       verdict.ok && subnet !== undefined && verdict.tsMicros >= 0
-        ? toLogLine(
+        ? lineText(
             verdict.fields,
             verdict.tsMicros,
             stableId('logline', record.topic, record.partition, record.offset),
@@ -268,7 +268,7 @@ function perPartitionThrottle(gapMs: number): (partition: number, now: number) =
 }
 
 /** The valid line as batches carry it, serialised once (see ContextLine). */
-function toLogLine(
+function lineText(
   fields: Readonly<Record<string, unknown>>,
   tsMicros: number,
   logline_id: string,

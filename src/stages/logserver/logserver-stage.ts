@@ -83,7 +83,9 @@ export function createLogserverStage(options: LogserverStageOptions): Stage {
     out: StageOutput[],
   ): void {
     const { now, timestampIn, attach } = times;
-    const srcIp = sourceAddress(value, Math.max(...targets.map((t) => t.maxLineBytes)));
+    let longest = 0;
+    for (const t of targets) if (t.maxLineBytes > longest) longest = t.maxLineBytes;
+    const srcIp = sourceAddress(value, longest);
     for (const t of targets) {
       const key = srcIp === undefined ? null : (subnetId(srcIp, t.subnet) ?? null);
       out.push(attach ? { topic: t.topic, key, value, source } : { topic: t.topic, key, value });
