@@ -59,17 +59,21 @@ export const fmtNum = (n) =>
 export const fmtMs = (ms) =>
   ms === null || ms === undefined ? '–' : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`;
 
-/** `series`: [{name, values}] aligned on `t` (epoch s). Non-null, non-zero points are counted on the element. */
-function countPoints(series) {
+/**
+ * `series`: [{name, values}] aligned on `t` (epoch s). Non-null, non-zero points are counted on the
+ * element; with `zeroIsData`, zeros count too (a lag of 0 is a measurement, not an absence).
+ */
+function countPoints(series, zeroIsData = false) {
   let n = 0;
-  for (const s of series) for (const v of s.values) if (v !== null && v !== 0 && Number.isFinite(v)) n++;
+  for (const s of series)
+    for (const v of s.values) if (v !== null && (zeroIsData || v !== 0) && Number.isFinite(v)) n++;
   return n;
 }
 
 /**
  * A uPlot chart in `el` that follows the data it is given: `update({t, series})` replaces the data,
  * and rebuilds the chart when the set of series changes. `opts.points` draws points instead of
- * lines (scatter); `opts.unit` labels the y axis.
+ * lines (scatter); `opts.unit` labels the y axis; `opts.zeroIsData`: zeros are data, not an empty chart.
  */
 export function chart(el, opts = {}) {
   let plot;
@@ -112,7 +116,7 @@ export function chart(el, opts = {}) {
   };
   const api = {
     update(data) {
-      const points = data ? countPoints(data.series) : 0;
+      const points = data ? countPoints(data.series, opts.zeroIsData) : 0;
       el.dataset.points = String(points);
       empty.hidden = points > 0;
       if (!data || data.series.length === 0) {

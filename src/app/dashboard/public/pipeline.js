@@ -28,7 +28,8 @@ const charts = {
   latency: chart(document.getElementById('chart-latency'), { spanGaps: true, unit: 's' }),
   fill: chart(document.getElementById('chart-fill'), { spanGaps: true }),
   records: chart(document.getElementById('chart-records')),
-  lag: chart(document.getElementById('chart-lag')),
+  // A stage that keeps up reports a lag of 0 at every sample: the chart shows that, not 'no data'.
+  lag: chart(document.getElementById('chart-lag'), { zeroIsData: true }),
   txn: chart(document.getElementById('chart-txn')),
 };
 
