@@ -81,7 +81,7 @@ export async function startTrafficFeed(o: TrafficFeedOptions): Promise<TrafficFe
     } finally {
       await producer.close(10_000);
     }
-    // flush() returned: every queued line is delivered or failed (reports may still be on their way).
+    // flush() returned: every queued line is delivered or failed, and counted.
     const failed = producer.tally().failed;
     if (failed > 0) o.log.warn({ event: 'traffic-failed', failed }, `traffic: ${failed} lines not delivered`);
     return queued - failed;

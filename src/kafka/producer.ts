@@ -45,7 +45,10 @@ export interface ProducerPort {
   sendOffsets(offsets: TopicPartitionOffset[], consumer: GroupMetadataSource): Promise<void>;
   commitTransaction(): Promise<void>;
   abortTransaction(): Promise<void>;
-  /** Non-transactional use: waits until every queued record is delivered or failed. */
+  /**
+   * Non-transactional use: waits until every queued record is delivered or failed and its delivery
+   * report is in the tally.
+   */
   flush(timeoutMs: number): Promise<void>;
   /** Counts since the last beginTransaction (or creation), and the first delivery error seen. */
   tally(): TransactionTally;
@@ -76,6 +79,8 @@ export interface ProducerPort {
 const PURGE_QUEUE = code('_PURGE_QUEUE');
 const QUEUE_FULL = code('_QUEUE_FULL');
 const MSG_SIZE_TOO_LARGE = code('MSG_SIZE_TOO_LARGE');
+/** How long close() waits for the delivery reports of records still in flight. */
+const REPORTS_AT_CLOSE_MS = 1_000;
 /** librdkafka's default `message.max.bytes`. */
 const DEFAULT_MESSAGE_MAX_BYTES = 1_000_000;
 
@@ -234,6 +239,25 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
   const toBuf = (v: Buffer | string | null | undefined): Buffer | null =>
     v === null || v === undefined ? null : Buffer.isBuffer(v) ? v : Buffer.from(v);
 
+  const reportsIn = (timeoutMs: number): Promise<boolean> => {
+    if (reported()) return Promise.resolve(true);
+    try {
+      // Hands the reports librdkafka holds to JavaScript now rather than at the next poll interval.
+      native.poll();
+    } catch {
+      // Not connected: the timeout answers.
+    }
+    return new Promise<boolean>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        reportWaiters.delete(done);
+        resolve(reported());
+      };
+      const timer = setTimeout(done, timeoutMs);
+      reportWaiters.add(done);
+    });
+  };
+
   return {
     transactionalId: settings.transactionalId,
     connect: (timeoutMs) =>
@@ -296,26 +320,17 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
       ),
     commitTransaction: () => bounded('commit-transaction', (t, cb) => native.commitTransaction(t, cb)),
     abortTransaction: () => bounded('abort-transaction', (t, cb) => native.abortTransaction(t, cb)),
-    flush: (timeoutMs) => settled('produce', (finish) => native.flush(timeoutMs, finish)),
-    tally: () => ({ ...tally, refused: [...tally.refused] }),
-    reportsIn(timeoutMs) {
-      if (reported()) return Promise.resolve(true);
-      try {
-        // Hands the reports librdkafka holds to JavaScript now rather than at the next poll interval.
-        native.poll();
-      } catch {
-        // Not connected: the timeout answers.
-      }
-      return new Promise<boolean>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          reportWaiters.delete(done);
-          resolve(reported());
-        };
-        const timer = setTimeout(done, timeoutMs);
-        reportWaiters.add(done);
-      });
+    async flush(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      await settled('produce', (finish) => native.flush(timeoutMs, finish));
+      if (!(await reportsIn(Math.max(0, deadline - Date.now()))))
+        throw classifyKafkaError(
+          { code: code('_TIMED_OUT'), message: 'the delivery reports of flushed records did not arrive' },
+          'produce',
+        );
     },
+    tally: () => ({ ...tally, refused: [...tally.refused] }),
+    reportsIn,
     connectionProblem: () => connection.problem(),
     async whenIdle(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
@@ -334,19 +349,30 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
         );
         return Promise.resolve();
       }
-      return new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, timeoutMs);
-        try {
-          native.disconnect(timeoutMs, () => {
-            clearTimeout(timer);
-            resolve();
-          });
-        } catch {
-          // "Producer not connected" after a failed connect: nothing to release.
-          clearTimeout(timer);
-          resolve();
-        }
-      });
+      const deadline = Date.now() + timeoutMs;
+      // Disconnecting stops the binding's report dispatcher: a report still queued then never reaches
+      // JavaScript, and the handle that keeps its record's opaque alive is never released (a
+      // producer's whole output, for one closed right after flush).
+      const drained = reported()
+        ? Promise.resolve(true)
+        : reportsIn(Math.min(REPORTS_AT_CLOSE_MS, timeoutMs));
+      return drained.then(
+        () =>
+          new Promise<void>((resolve) => {
+            const left = Math.max(0, deadline - Date.now());
+            const timer = setTimeout(resolve, left);
+            try {
+              native.disconnect(left, () => {
+                clearTimeout(timer);
+                resolve();
+              });
+            } catch {
+              // "Producer not connected" after a failed connect: nothing to release.
+              clearTimeout(timer);
+              resolve();
+            }
+          }),
+      );
     },
   };
 }

@@ -29,9 +29,8 @@ export class AtLeastOnceCommitter implements Committer {
     for (const o of outputs) await s.producer.produce(o);
     if (outputs.length > 0) {
       await s.producer.flush(ctx.o.kafka.messageTimeoutMs);
-      // flush returns once librdkafka holds every delivery report; JavaScript receives them on the
-      // client's next poll. Read before they arrive, the tally could miss a failed record and its
-      // offset would be committed: the record lost.
+      // Read before every report arrived, the tally could miss a failed record and its offset would
+      // be committed: the record lost. The port's flush waits for them; this holds for any port.
       if (s.producer.reportsIn && !(await s.producer.reportsIn(ctx.o.kafka.messageTimeoutMs)))
         throw classifyKafkaError(
           { code: code('_TIMED_OUT'), message: 'the delivery reports of flushed outputs did not arrive' },

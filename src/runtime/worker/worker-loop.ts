@@ -87,7 +87,6 @@ export class WorkerLoop {
     let delivered: ReadonlyMap<string, number> | undefined;
     try {
       await ctx.session.producer.flush(ctx.o.kafka.apiTimeoutMs);
-      await new Promise<void>((resolve) => setTimeout(resolve, 100));
       delivered = ctx.session.producer.deliveredOffsets();
     } catch {
       // No producer (never started, or closed by a failed abort): the per-commit checkpoints stand.
