@@ -12,13 +12,23 @@ const OPEN = 0x5b; // [
 const COMMA = 0x2c;
 const CLOSE = 0x5d; // ]
 
+/** Size of a new write buffer; it doubles while a record needs more. */
+const FIRST_BUFFER_BYTES = 16_384;
+/**
+ * Write buffers of finished calls, taken up by later ones. A record is copied out at its exact size,
+ * so a buffer grown once serves every later call: a call growing its own from 16 KB allocated about
+ * twice its records' bytes in ArrayBuffers and copied them on every doubling.
+ */
+const spareBuffers: Buffer[] = [];
+const MAX_SPARE_BUFFERS = 16;
+
 /**
  * One table's rows as record values (JSON arrays), written as UTF-8 while they are added: joining the
  * rows' texts and encoding the whole at the end cost more than making the rows.
  */
 class TableRecords {
   readonly values: Buffer[] = [];
-  #buffer: Buffer = Buffer.alloc(0);
+  #buffer: Buffer = spareBuffers.pop() ?? Buffer.allocUnsafe(FIRST_BUFFER_BYTES);
   #used = 0;
   #rows = 0;
 
@@ -31,34 +41,33 @@ class TableRecords {
       bytes = Buffer.byteLength(json);
       if (this.#used + bytes + 2 > this.maxBytes) this.#close();
     }
-    if (this.#rows === 0) {
-      this.#reserve(bytes + 2, Math.min(this.maxBytes, Math.max(16_384, bytes + 2)));
-      this.#buffer[this.#used++] = OPEN;
-    } else {
-      this.#reserve(bytes + 2, this.#buffer.length * 2);
-      this.#buffer[this.#used++] = COMMA;
-    }
+    this.#reserve(bytes + 2);
+    this.#buffer[this.#used++] = this.#rows === 0 ? OPEN : COMMA;
     this.#used += this.#buffer.write(json, this.#used);
     this.#rows += 1;
   }
 
-  /** Closes the record being written, if any. */
+  /** Closes the record being written, if any, and gives the write buffer to later calls. */
   finish(): void {
     if (this.#rows > 0) this.#close();
+    if (spareBuffers.length < MAX_SPARE_BUFFERS && this.#buffer.length <= 2 * this.maxBytes)
+      spareBuffers.push(this.#buffer);
+    this.#buffer = Buffer.alloc(0);
   }
 
   #close(): void {
     this.#buffer[this.#used++] = CLOSE;
-    this.values.push(this.#buffer.subarray(0, this.#used));
-    this.#buffer = Buffer.alloc(0);
+    const value = Buffer.allocUnsafe(this.#used);
+    this.#buffer.copy(value, 0, 0, this.#used);
+    this.values.push(value);
     this.#used = 0;
     this.#rows = 0;
   }
 
-  /** Room for `bytes` more (and the closing bracket), growing to at least `size` when short. */
-  #reserve(bytes: number, size: number): void {
+  /** Room for `bytes` more and the closing bracket. */
+  #reserve(bytes: number): void {
     if (this.#used + bytes + 1 <= this.#buffer.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(size, this.#used + bytes + 1));
+    const grown = Buffer.allocUnsafe(Math.max(this.#buffer.length * 2, this.#used + bytes + 1));
     this.#buffer.copy(grown, 0, 0, this.#used);
     this.#buffer = grown;
   }

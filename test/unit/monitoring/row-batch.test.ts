@@ -95,3 +95,24 @@ test('records stay within the bound with multi-byte rows, a row larger than the 
     );
   }
 });
+
+test("a call's records keep their bytes when later calls write into the buffers it gave back", () => {
+  const first = new MonitoringRowBatch();
+  for (let n = 0; n < 200; n += 1) first.emit('logline_to_batches', at(n), link(n));
+  const kept = first.outputs();
+  const before = kept.map((o) => Buffer.from(o.value as Buffer).toString('utf8'));
+  for (let call = 0; call < 5; call += 1) {
+    const later = new MonitoringRowBatch();
+    for (let n = 0; n < 300; n += 1)
+      later.emit('logline_to_batches', at(1_000 + n), { logline_id: 'x', batch_id: 'y' });
+    later.emit('server_logs', at(7), { message_id: 'm', timestamp_in: 1, message_text: 'é'.repeat(5_000) });
+    later.outputs();
+  }
+  assert.deepEqual(
+    kept.map((o) => (o.value as Buffer).toString('utf8')),
+    before,
+  );
+  const rows = JSON.parse(before[0]!) as { logline_id: string }[];
+  assert.equal(rows.length, 200);
+  assert.equal(rows[199]!.logline_id, 'l199');
+});
