@@ -101,12 +101,18 @@ async function resetTopics(
   bootstrap: string,
   stages: readonly Stage[],
   topics: readonly string[],
+  attemptTopic: string,
 ): Promise<void> {
   const admin = createAdmin(bootstrap, 'bench-reset');
   try {
     const existing = await admin.listTopics();
+    // The delivery-attempt markers too: a round's stages would otherwise first read every marker
+    // the earlier rounds wrote.
     const doomed = existing.filter(
-      (t) => topics.includes(t) || stages.some((s) => t.startsWith(`${s.name}-`) && t.endsWith('-changelog')),
+      (t) =>
+        topics.includes(t) ||
+        t === attemptTopic ||
+        stages.some((s) => t.startsWith(`${s.name}-`) && t.endsWith('-changelog')),
     );
     if (doomed.length > 0) await admin.deleteTopics(doomed);
     while ((await admin.listTopics()).some((t) => doomed.includes(t))) await sleep(500);
@@ -182,10 +188,12 @@ async function prepare(config: HamstringConfig, bootstrap: string): Promise<void
   for (const c of pipelineComponents(config))
     stages.push(await buildComponentStage(config, c.kind, { component: c.name, resources }));
   const { stageTopics } = await import('../src/app/stage-topics.ts');
-  await resetTopics(bootstrap, stages, [
-    ...stageTopics(config, stages),
-    config.pipeline.alerting.external_kafka_topic,
-  ]);
+  await resetTopics(
+    bootstrap,
+    stages,
+    [...stageTopics(config, stages), config.pipeline.alerting.external_kafka_topic],
+    config.environment.record_errors.delivery_attempts_topic,
+  );
   await createStageTopics(config, stages, { partitions: 3 });
   await resources.close();
 }

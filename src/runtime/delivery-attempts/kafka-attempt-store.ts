@@ -11,6 +11,9 @@ import { createLogger, type Logger } from '../../observability/logger.ts';
 import type { AttemptStore, DeliveryMarker } from './attempt-store.ts';
 
 export const DEFAULT_ATTEMPT_TOPIC = 'hamstring.delivery-attempts';
+/** Segment bounds of the attempt topic: what a start reads beyond the newest marker per key. */
+const ATTEMPT_SEGMENT_BYTES = 16 * 1024 * 1024;
+const ATTEMPT_SEGMENT_MS = 10 * 60 * 1000;
 
 export interface KafkaAttemptStoreOptions {
   bootstrapServers: string;
@@ -212,6 +215,11 @@ export class KafkaAttemptStore implements AttemptStore {
             replicationFactor: Math.min(3, brokers),
             config: {
               'cleanup.policy': 'compact',
+              // The log cleaner never touches the active segment, and by default one holds 1 GB or
+              // a week: every start would read each marker ever written (a marker per batch and
+              // partition) before its first get(). Small, short segments keep that to minutes.
+              'segment.bytes': String(ATTEMPT_SEGMENT_BYTES),
+              'segment.ms': String(ATTEMPT_SEGMENT_MS),
               'min.insync.replicas': String(Math.min(2, brokers)),
             },
           },
