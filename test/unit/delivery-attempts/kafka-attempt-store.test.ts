@@ -160,7 +160,12 @@ describe('KafkaAttemptStore', () => {
         topic: 'hamstring.delivery-attempts',
         partitions: 1,
         replicationFactor: 3,
-        config: { 'cleanup.policy': 'compact', 'min.insync.replicas': '2' },
+        config: {
+          'cleanup.policy': 'compact',
+          'min.insync.replicas': '2',
+          'segment.bytes': String(16 * 1024 * 1024),
+          'segment.ms': String(10 * 60 * 1000),
+        },
       },
     ]);
     await s.close();
