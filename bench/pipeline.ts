@@ -16,6 +16,9 @@
  *   process's /metrics.
  * --rounds N: the throughput phase N times, then the median and range of lines/s (one run on a
  *   shared 2-core machine varies by 15 % either way).
+ * --warmup N: N more rounds first, printed but left out of the median. A broker just started spends
+ *   its first minute compiling (the JIT took 2-3 times the broker's CPU a line of later rounds), and
+ *   a long-running pipeline meets a warm one.
  * --trace: every 5 s, per stage: consumer lag, records in/out, transactions and their mean time, so
  *   the stage that holds the pipeline back shows (its lag grows while the ones after it idle).
  *
@@ -64,6 +67,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     processes: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '1' },
+    warmup: { type: 'string', default: '0' },
   },
 });
 const LINES = Number(args.lines);
@@ -348,6 +352,11 @@ const tree = benchTree(bootstrap);
 const config = validateConfig(tree);
 try {
   if (args.only !== 'latency') {
+    for (let round = 0; round < Number(args.warmup); round += 1) {
+      console.log(`warm-up round ${round + 1} (not counted):`);
+      await throughput(config, bootstrap);
+    }
+    rounds.length = 0;
     for (let round = 0; round < Number(args.rounds); round += 1) await throughput(config, bootstrap);
     if (rounds.length > 1) {
       const sorted = [...rounds].sort((a, b) => a - b);
