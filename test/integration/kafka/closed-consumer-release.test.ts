@@ -6,6 +6,7 @@ import { createAdmin } from '../../../src/kafka/admin.ts';
 import { createConsumer, type RebalanceListener } from '../../../src/kafka/consumer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { uniqueTopic } from '../../helpers/names.ts';
+import { testConsumerSettings } from '../../helpers/consumer-settings.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 
 setFlagsFromString('--expose-gc');
@@ -32,18 +33,7 @@ async function closedConsumerListener(topic: string): Promise<WeakRef<RebalanceL
     onLost: () => undefined,
   };
   const consumer = createConsumer(
-    {
-      bootstrapServers: bootstrap,
-      clientId: 'release-test',
-      groupId: `release-${topic}`,
-      groupProtocol: 'classic',
-      assignmentStrategy: 'cooperative-sticky',
-      sessionTimeoutMs: 6_000,
-      heartbeatIntervalMs: 1_000,
-      maxPollIntervalMs: 30_000,
-      isolation: 'read_committed',
-      autoOffsetReset: 'earliest',
-    },
+    testConsumerSettings(bootstrap, 'release-test', `release-${topic}`),
     listener,
     () => undefined,
     silentLogger(),

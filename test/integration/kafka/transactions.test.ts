@@ -6,6 +6,7 @@ import { createProducer } from '../../../src/kafka/producer.ts';
 import type { FetchedRecord } from '../../../src/kafka/records.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { uniqueGroup, uniqueTopic, uniqueTransactionalId } from '../../helpers/names.ts';
+import { testConsumerSettings } from '../../helpers/consumer-settings.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { createTopics, readCommitted, seed } from '../../support/pipeline-harness.ts';
 
@@ -23,18 +24,7 @@ describe('Kafka transactions through the adapter (real 1-node broker)', () => {
     await seed(bootstrap, input, 0, 20);
     const log = silentLogger();
     const consumer = createConsumer(
-      {
-        bootstrapServers: bootstrap,
-        clientId: 'txn-test',
-        groupId: group,
-        groupProtocol: 'classic',
-        assignmentStrategy: 'cooperative-sticky',
-        sessionTimeoutMs: 6_000,
-        heartbeatIntervalMs: 1_000,
-        maxPollIntervalMs: 30_000,
-        isolation: 'read_committed',
-        autoOffsetReset: 'earliest',
-      },
+      testConsumerSettings(bootstrap, 'txn-test', group),
       { onAssign: () => undefined, onRevoke: () => undefined, onLost: () => undefined },
       () => undefined,
       log,
