@@ -91,7 +91,6 @@ export async function startLoop(c: LoopConfig, log: Logger): Promise<RunningLoop
       await p.sendOffsets(nextOffsets(records), consumer);
       await p.flush(k.apiTimeoutMs);
       if (!c.skipReports) {
-        if (p.reportsIn) await p.reportsIn(200);
         const t = p.tally();
         if (t.failed > 0 || t.delivered < t.produced) fail(new Error(`undelivered: ${JSON.stringify(t)}`));
       }

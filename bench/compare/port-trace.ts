@@ -38,14 +38,7 @@ function timed<A extends unknown[], R>(name: string, f: (...a: A) => Promise<R>)
   };
 }
 
-const TIMED_PRODUCER = [
-  'beginTransaction',
-  'sendOffsets',
-  'commitTransaction',
-  'abortTransaction',
-  'flush',
-  'reportsIn',
-];
+const TIMED_PRODUCER = ['beginTransaction', 'sendOffsets', 'commitTransaction', 'abortTransaction', 'flush'];
 const TIMED_CONSUMER = ['consume', 'commitOffsets'];
 
 function wrap<T extends object>(port: T, names: string[]): T {

@@ -52,12 +52,6 @@ export interface ProducerPort {
   flush(timeoutMs: number): Promise<void>;
   /** Counts since the last beginTransaction (or creation), and the first delivery error seen. */
   tally(): TransactionTally;
-  /**
-   * Resolves true once every record produced since beginTransaction has its delivery report in the
-   * tally, false if one is still missing after `timeoutMs`. Reports reach JavaScript after the
-   * native flush returns, on the client's next poll.
-   */
-  reportsIn?(timeoutMs: number): Promise<boolean>;
   /** Why the client cannot reach Kafka right now (since when, which address), if it cannot. */
   connectionProblem?(): ConnectionProblem | undefined;
   /**
@@ -239,6 +233,11 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
   const toBuf = (v: Buffer | string | null | undefined): Buffer | null =>
     v === null || v === undefined ? null : Buffer.isBuffer(v) ? v : Buffer.from(v);
 
+  /**
+   * Resolves true once every record produced since beginTransaction has its delivery report in the
+   * tally, false if one is still missing after `timeoutMs`. librdkafka holds the reports until the
+   * client's next poll; this polls at once.
+   */
   const reportsIn = (timeoutMs: number): Promise<boolean> => {
     if (reported()) return Promise.resolve(true);
     try {
@@ -330,7 +329,6 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
         );
     },
     tally: () => ({ ...tally, refused: [...tally.refused] }),
-    reportsIn,
     connectionProblem: () => connection.problem(),
     async whenIdle(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
@@ -353,10 +351,7 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
       // Disconnecting stops the binding's report dispatcher: a report still queued then never reaches
       // JavaScript, and the handle that keeps its record's opaque alive is never released (a
       // producer's whole output, for one closed right after flush).
-      const drained = reported()
-        ? Promise.resolve(true)
-        : reportsIn(Math.min(REPORTS_AT_CLOSE_MS, timeoutMs));
-      return drained.then(
+      return reportsIn(Math.min(REPORTS_AT_CLOSE_MS, timeoutMs)).then(
         () =>
           new Promise<void>((resolve) => {
             const left = Math.max(0, deadline - Date.now());

@@ -57,18 +57,6 @@ export function attributeRefused(
   return { failures: [...failures.values()], unattributed };
 }
 
-/** Resolves once every record produced in the transaction has its delivery report in JavaScript. */
-export async function awaitDeliveryReports(producer: ProducerPort, timeoutMs: number): Promise<void> {
-  await producer.flush(timeoutMs);
-  // flush() returns when librdkafka is done; the reports reach JavaScript with the next poll.
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const t = producer.tally();
-    if (t.delivered + t.failed + t.purged >= t.produced || Date.now() >= deadline) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 const BATCH_LEVEL = new Set([code('MSG_SIZE_TOO_LARGE'), code('RECORD_LIST_TOO_LARGE')]);
 
 /**
@@ -94,7 +82,7 @@ export async function culprits(
     await producer.beginTransaction();
     try {
       await producer.produce(output);
-      await awaitDeliveryReports(producer, timeoutMs);
+      await producer.flush(timeoutMs);
       if (producer.tally().refused.length > 0) own.push(suspect);
     } finally {
       await producer.abortTransaction();

@@ -3,21 +3,12 @@ import type { KafkaError } from '../../kafka/kafka-error.ts';
 import type { FetchedRecord } from '../../kafka/records.ts';
 import { code } from '../../kafka/error-codes.ts';
 import { defaultClients, RetriesExhausted } from '../kafka-session.ts';
-import {
-  attributeRefused,
-  awaitDeliveryReports,
-  culprits,
-  RefusedOutputs,
-  type Produced,
-} from '../refused-outputs.ts';
+import { attributeRefused, culprits, RefusedOutputs, type Produced } from '../refused-outputs.ts';
 import { nextOffsets, partitionsOf } from '../batch-offsets.ts';
 import type { StageOutput } from '../stage.ts';
 import type { CommitInfo } from '../worker-options.ts';
 import { checkDeclaredTopics, commitInfo, recordCommit, type Committer } from './committer.ts';
 import type { WorkerContext } from './worker-context.ts';
-
-/** How long a commit waits for delivery reports before it takes the path that does not need them. */
-const REPORTS_WAIT_MS = 200;
 
 /**
  * One transaction per batch: outputs, dead letters and input offsets commit together or not at all.
@@ -133,7 +124,7 @@ export class ExactlyOnceCommitter implements Committer {
     if (err.record) return [err];
     // The commit failed with the refusal's code; the delivery reports say which records it was.
     const producer = this.ctx.session.producer;
-    await awaitDeliveryReports(producer, this.ctx.o.kafka.apiTimeoutMs);
+    await producer.flush(this.ctx.o.kafka.apiTimeoutMs);
     const refused = producer.tally().refused;
     return refused.length > 0 ? refused : [err];
   }
@@ -187,7 +178,6 @@ export class ExactlyOnceCommitter implements Committer {
     } catch {
       return false;
     }
-    if (producer.reportsIn && !(await producer.reportsIn(REPORTS_WAIT_MS))) return false;
     const t = producer.tally();
     return t.failed === 0 && t.purged === 0 && t.delivered >= t.produced;
   }

@@ -4,7 +4,7 @@ import { createAdmin } from '../../../src/kafka/admin.ts';
 import { KafkaError } from '../../../src/kafka/kafka-error.ts';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
-import { awaitDeliveryReports, culprits, type Produced } from '../../../src/runtime/refused-outputs.ts';
+import { culprits, type Produced } from '../../../src/runtime/refused-outputs.ts';
 import { uniqueTopic, uniqueTransactionalId } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 
@@ -49,7 +49,7 @@ describe('records Kafka refuses are reported as refused, naming the record (real
       );
       assert.ok(commit instanceof KafkaError, 'the commit fails');
       assert.equal(commit.kind, 'refused', `commit failed with ${commit.codeName} (${commit.kind})`);
-      await awaitDeliveryReports(producer, 10_000);
+      await producer.flush(10_000);
       // The broker checks the size of a whole record batch: the records that shared the oversized
       // one's request are refused with it, so each refused record names itself and its size, and
       // the runtime tells the culprit from its neighbours by producing suspects alone.
@@ -119,7 +119,7 @@ describe('records Kafka refuses are reported as refused, naming the record (real
       await producer.beginTransaction();
       for (const p of produced) await producer.produce(p.output);
       await producer.commitTransaction().catch(() => undefined);
-      await awaitDeliveryReports(producer, 10_000);
+      await producer.flush(10_000);
       const refused = producer.tally().refused;
       await producer.abortTransaction();
       assert.ok(refused.length > 1, 'the neighbours were refused with the oversized record');
