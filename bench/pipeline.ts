@@ -74,8 +74,11 @@ const LINES = Number(args.lines);
 const RATE = Number(args.rate);
 const SECONDS = Number(args.seconds);
 const BATCH_TIMEOUT_S = 1;
-/** `--processes`: the stage processes' health ports are this and the next ones. */
-const HEALTH_BASE_PORT = 49_500;
+/**
+ * `--processes`: the stage processes' health ports are this and the next ones. Below Linux's
+ * ephemeral range (32768-60999), where a client connection's local port once took one of them.
+ */
+const HEALTH_BASE_PORT = 29_500;
 const dir = join('var', 'bench', 'pipeline');
 const log = silentLogger();
 const quiet = { ...process.env, HAMSTRING_LOG_LEVEL: 'warn' };

@@ -64,6 +64,19 @@ export function startStageProcesses(
     return { component, child, port };
   };
 
+  async function stopAll(): Promise<void> {
+    await Promise.all(
+      running.map(
+        (r) =>
+          new Promise<void>((resolve) => {
+            if (r.child.exitCode !== null || r.child.signalCode !== null) return resolve();
+            r.child.once('exit', () => resolve());
+            r.child.kill('SIGTERM');
+          }),
+      ),
+    );
+  }
+
   async function series(port: number): Promise<string> {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/metrics`);
@@ -84,7 +97,13 @@ export function startStageProcesses(
         }
       };
       for (const [i, c] of components.entries()) running.push(spawnStage(c, i));
-      for (const r of running) await waitFor(r);
+      try {
+        for (const r of running) await waitFor(r);
+      } catch (e) {
+        // One stage that cannot start must not leave the others running against the next broker.
+        await stopAll();
+        throw e;
+      }
     },
     async progress() {
       let lag = 0;
@@ -106,18 +125,7 @@ export function startStageProcesses(
       const label = (c: PipelineComponent) => (c.name === c.kind ? c.kind : `${c.kind} ${c.name}`);
       return new Map(running.map((r) => [label(r.component), procCpuSeconds(r.child.pid)]));
     },
-    async stop() {
-      await Promise.all(
-        running.map(
-          (r) =>
-            new Promise<void>((resolve) => {
-              if (r.child.exitCode !== null || r.child.signalCode !== null) return resolve();
-              r.child.once('exit', () => resolve());
-              r.child.kill('SIGTERM');
-            }),
-        ),
-      );
-    },
+    stop: stopAll,
   };
 }
 
