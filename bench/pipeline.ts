@@ -80,6 +80,8 @@ const LINES = Number(args.lines);
 const RATE = Number(args.rate);
 const SECONDS = Number(args.seconds);
 const INFECTED = Number(args.infected);
+/** Latency phase: after the feed is done, this long without an alert ends it. */
+const LATENCY_QUIET_MS = 15_000;
 const BATCH_TIMEOUT_S = 1;
 /**
  * `--processes`: the stage processes' health ports are this and the next ones. Below Linux's
@@ -327,11 +329,18 @@ async function latency(config: HamstringConfig, bootstrap: string): Promise<void
   });
   const delays: number[] = [];
   const deadline = Date.now() + (SECONDS + 60) * 1000;
+  // The last alerts follow the last line within batch_timeout and a few commits; once the feed is
+  // done, a quiet spell far longer than that ends the phase.
+  let fedAt: number | undefined;
+  void feed.done.then(() => (fedAt = Date.now()));
+  let lastAlert = 0;
   while (Date.now() < deadline) {
+    if (fedAt !== undefined && Date.now() - Math.max(fedAt, lastAlert) > LATENCY_QUIET_MS) break;
     for (const r of await reader.consume(1000, 200)) {
       const alert = decodeOutgoingAlert(r.value);
       const newest = Math.max(...alert.result.map((w) => timestampMicros(w.request.ts) / 1000));
-      delays.push(Date.now() - newest);
+      lastAlert = Date.now();
+      delays.push(lastAlert - newest);
     }
   }
   await feed.stop();

@@ -1,0 +1,57 @@
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { testKafka } from '../../helpers/kafka-fixture.ts';
+
+/**
+ * The short variant of `npm run bench:pipeline` (its long run is a separate command): the same
+ * script on the test broker with a few thousand lines, so a change that breaks the bench (or a
+ * pipeline that no longer drains, or no longer alerts) fails here rather than on the next
+ * measurement. Figures are printed, never asserted: only that both phases produced them.
+ */
+const run = promisify(execFile);
+
+let bootstrap: string;
+before(async () => {
+  bootstrap = (await testKafka()).bootstrap;
+});
+
+test('bench:pipeline, short run: lines/s once all six stages drained the input, then alert delays', async () => {
+  const { stdout } = await run(
+    process.execPath,
+    [
+      '--max-semi-space-size=32',
+      '--import',
+      'tsx',
+      'bench/pipeline.ts',
+      '--lines',
+      '3000',
+      '--warmup',
+      '0',
+      '--rounds',
+      '1',
+      '--rate',
+      '300',
+      '--seconds',
+      '12',
+      '--infected',
+      '8',
+    ],
+    {
+      env: { ...process.env, UV_THREADPOOL_SIZE: '16', HAMSTRING_BENCH_BOOTSTRAP: bootstrap },
+      timeout: 300_000,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
+  process.stdout.write(stdout);
+  const through = /throughput: (\d+) lines through six stages in ([\d.]+) s/.exec(stdout);
+  assert.ok(through, `no throughput line in:\n${stdout}`);
+  assert.ok(Number(through[1]) > 2_500, `only ${through[1]} of ~3,000 lines were written`);
+  const rate = /lines\/s: (\d+)/.exec(stdout);
+  assert.ok(rate && Number(rate[1]) > 0, `no lines/s figure in:\n${stdout}`);
+  const latency = /latency: (\d+) alerts .*\n\s+line in to alert out ms: p50 (\d+)\s+p99 (\d+)/.exec(stdout);
+  assert.ok(latency, `no latency figures in:\n${stdout}`);
+  assert.ok(Number(latency[1]) > 0, 'the latency phase saw no alert');
+  assert.ok(Number(latency[3]) >= Number(latency[2]), 'p99 below p50');
+});
