@@ -167,9 +167,9 @@ export function withBatchEvents(stage: Stage, o: BatchEventsOptions): Stage {
           row,
           prefix,
         );
-        return failures.length > 0
-          ? out
-          : { ...out, source: { topic: p.topic, partition: p.partition, offset: p.firstOffset } };
+        if (failures.length === 0)
+          out.source = { topic: p.topic, partition: p.partition, offset: p.firstOffset };
+        return out;
       });
       return { ...result, outputs: [...result.outputs, ...rows] };
     },

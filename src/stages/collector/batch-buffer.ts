@@ -149,7 +149,8 @@ export class BatchBuffer {
   #openBatch(subnet: string): (OpenBatch & { bytes: number }) | undefined {
     const open = this.#open.get(subnet) ?? (this.store.get(openKey(subnet)) as OpenBatch | undefined);
     if (!open) return undefined;
-    if (open.bytes !== undefined) return { ...open, bytes: open.bytes };
+    // Never changed in place (an add makes a new one), so it is returned as it is, uncopied.
+    if (open.bytes !== undefined) return open as OpenBatch & { bytes: number };
     const measured = { ...open, bytes: sumCost(this.#lines(subnet, false)) };
     this.#open.set(subnet, measured);
     return measured;

@@ -42,10 +42,10 @@ export const batchStoreCodec: Codec<unknown> = {
     const header = JSON.parse(text.slice(0, end)) as LinesHeader;
     const texts = text.slice(end + 1).split('\n');
     const lines = header.meta.map(([id, micros, topic, partition, offset], i): ContextLine | StoredLine => {
-      const line = { json: texts[i]!, id, micros };
-      return topic === undefined
-        ? line
-        : { ...line, source: { topic: header.topics[topic]!, partition: partition!, offset: offset! } };
+      // Literals, not `{ ...line, source }`: V8 runs a spread followed by a key in its runtime.
+      if (topic === undefined) return { json: texts[i]!, id, micros };
+      const source = { topic: header.topics[topic]!, partition: partition!, offset: offset! };
+      return { json: texts[i]!, id, micros, source };
     });
     if (header.kind === 'context') return { v: 2, lines, bytes: header.bytes ?? 0 } satisfies ContextEntry;
     return { v: 2, lines: lines as StoredLine[] } satisfies LinesEntry;

@@ -12,7 +12,7 @@ import {
   type TimerContext,
 } from '../../runtime/index.ts';
 import { stableId } from '../ids.ts';
-import { isoFromMicros, type LogLine } from '../messages.ts';
+import { isoFromMicros } from '../messages.ts';
 import { subnetId } from '../subnet.ts';
 import { monitoringTopics, pipelineTopic } from '../topics.ts';
 import { BATCH_HANDLER_STAGE, BATCH_STORE, BatchBuffer, lineBudget, type SentBatch } from './batch-buffer.ts';
@@ -267,19 +267,27 @@ function perPartitionThrottle(gapMs: number): (partition: number, now: number) =
   };
 }
 
-/** The valid line as batches carry it, serialised once (see ContextLine). */
+/**
+ * The valid line as batches carry it, serialised once (see ContextLine): its fields in their order,
+ * `ts` rewritten, `logline_id` and `subnet_id` added. Copied key by key rather than spread: V8 runs
+ * `{ ...fields, ts, logline_id, subnet_id }` in its runtime, 3 µs a line against 1 µs.
+ */
 function lineText(
   fields: Readonly<Record<string, unknown>>,
   tsMicros: number,
   logline_id: string,
   subnet_id: string,
 ): ContextLine {
-  const line: LogLine = {
-    ...fields,
-    ts: isoFromMicros(tsMicros),
-    src_ip: fields.src_ip as string,
-    logline_id,
-    subnet_id,
-  };
+  const line: Record<string, unknown> = {};
+  for (const key of Object.keys(fields)) {
+    // An input line's own "__proto__" key is data: assigned, it would set the copy's prototype.
+    if (key === '__proto__') Object.defineProperty(line, key, { ...DATA_PROPERTY, value: fields[key] });
+    else line[key] = fields[key];
+  }
+  line.ts = isoFromMicros(tsMicros);
+  line.logline_id = logline_id;
+  line.subnet_id = subnet_id;
   return { json: JSON.stringify(line), id: logline_id, micros: tsMicros };
 }
+
+const DATA_PROPERTY = { enumerable: true, writable: true, configurable: true } as const;

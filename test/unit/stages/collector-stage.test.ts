@@ -44,6 +44,38 @@ test('the stage reads its collector topic and writes to its prefilter and monito
   assert.equal(stage.timer?.intervalMs, 500, 'a quarter of the 2 s batch_timeout');
 });
 
+test('a batched line keeps its fields in their order, ts rewritten, ids added; its own "__proto__" stays data', () => {
+  const { run } = setup(1);
+  const line = dnsLine({ ts: '2026-11-30T00:00:01.000000Z' }).replace(
+    /}$/,
+    ',"__proto__":{"polluted":true},"extra":"x"}',
+  );
+  const result = run([line]);
+  const value = result.outputs.find((o) => o.topic === OUTPUT)?.value;
+  assert.equal(typeof value, 'string');
+  const [sent] = (JSON.parse(value as string) as { data: string[] | Record<string, unknown>[] }).data;
+  const text = typeof sent === 'string' ? sent : JSON.stringify(sent);
+  const parsed = JSON.parse(text) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(parsed), [
+    'ts',
+    'status_code',
+    'src_ip',
+    'dns_server_ip',
+    'domain_name',
+    'record_type',
+    'response_ip',
+    'size',
+    '__proto__',
+    'extra',
+    'logline_id',
+    'subnet_id',
+  ]);
+  assert.equal(parsed.ts, '2026-11-30T00:00:01.000000Z');
+  assert.equal(parsed.subnet_id, '10.2.54.0_24');
+  assert.deepEqual(Object.getOwnPropertyDescriptor(parsed, '__proto__')?.value, { polluted: true });
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
 test('an invalid line becomes a failed_loglines row with its reason and the stage goes on', () => {
   const { run } = setup();
   const result = run([dnsLine({ record_type: 'MX' }), at(1)]);
