@@ -336,8 +336,8 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
       return pending === 0;
     },
     deliveredOffsets: () => delivered,
-    close(timeoutMs) {
-      if (closed) return Promise.resolve();
+    async close(timeoutMs) {
+      if (closed) return;
       closed = true;
       if (pending > 0) {
         abandon(native, pending);
@@ -345,29 +345,27 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
           { pending },
           'kafka: abandoning a producer whose native call never returned (disconnecting it would deadlock)',
         );
-        return Promise.resolve();
+        return;
       }
       const deadline = Date.now() + timeoutMs;
       // Disconnecting stops the binding's report dispatcher: a report still queued then never reaches
       // JavaScript, and the handle that keeps its record's opaque alive is never released (a
       // producer's whole output, for one closed right after flush).
-      return reportsIn(Math.min(REPORTS_AT_CLOSE_MS, timeoutMs)).then(
-        () =>
-          new Promise<void>((resolve) => {
-            const left = Math.max(0, deadline - Date.now());
-            const timer = setTimeout(resolve, left);
-            try {
-              native.disconnect(left, () => {
-                clearTimeout(timer);
-                resolve();
-              });
-            } catch {
-              // "Producer not connected" after a failed connect: nothing to release.
-              clearTimeout(timer);
-              resolve();
-            }
-          }),
-      );
+      await reportsIn(Math.min(REPORTS_AT_CLOSE_MS, timeoutMs));
+      const left = Math.max(0, deadline - Date.now());
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        try {
+          native.disconnect(left, () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        } catch {
+          // "Producer not connected" after a failed connect: nothing to release.
+          clearTimeout(timer);
+          resolve();
+        }
+      });
     },
   };
 }
