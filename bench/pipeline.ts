@@ -333,7 +333,9 @@ async function latency(config: HamstringConfig, bootstrap: string): Promise<void
   // The last alerts follow the last line within batch_timeout and a few commits; once the feed is
   // done, a quiet spell far longer than that ends the phase.
   let fedAt: number | undefined;
-  void feed.done.then(() => (fedAt = Date.now()));
+  const fed = () => (fedAt = Date.now());
+  // A feed that failed is done too; feed.stop() below reports why.
+  void feed.done.then(fed, fed);
   let lastAlert = 0;
   while (Date.now() < deadline) {
     if (fedAt !== undefined && Date.now() - Math.max(fedAt, lastAlert) > LATENCY_QUIET_MS) break;
