@@ -27,8 +27,9 @@
  *   the stage that holds the pipeline back shows (its lag grows while the ones after it idle).
  *
  * 1. Throughput: N generated lines are in the input topic before the stages start; lines/s = N over
- *    the time from the workers' start until every stage's consumer lag stayed 0 for batch_timeout
- *    + 1 s (the collector's last batches leave on their timer, and the stages after it drain).
+ *    the time from the workers' start until the last record a stage consumed, once every consumer lag
+ *    read 0 and no stage consumed anything for batch_timeout + 1 s (the collector's last batches
+ *    leave on their timer, and the stages after it drain).
  * 2. Latency: traffic paced at R lines/s for S seconds with its event times on the wall clock; for
  *    each alert read from the external topic, the time from its host's newest line in the alert
  *    (that line's timestamp, when the feed sent it) to the alert's arrival (read_committed).
@@ -186,6 +187,19 @@ async function totalLag(running: RunningStages): Promise<number> {
   return sum;
 }
 
+/**
+ * Records all stages consumed so far. The pipeline is busy while this moves: the lag gauges are
+ * sampled once a second, and the collector's last batches (sent on their timeout) cross the stages
+ * after it in less than that, so lag alone ended a round 1.2-1.8 s before its last stage consumed
+ * its last record.
+ */
+async function recordsIn(running: RunningStages): Promise<number> {
+  let sum = 0;
+  for (const w of running.workers)
+    for (const v of (await w.metrics.records.get()).values) if (v.labels.direction === 'in') sum += v.value;
+  return sum;
+}
+
 /** Starts the stages (topics created) and returns them with what must be closed after. */
 async function start(
   config: HamstringConfig,
@@ -238,6 +252,7 @@ async function throughput(config: HamstringConfig, bootstrap: string): Promise<v
   const { running, resources, names } = await start(config);
   let lastBusy = Date.now();
   let consumed = 0;
+  let seenIn = 0;
   const seen = new Map<string, number[]>();
   let traced = Date.now();
   while (Date.now() - lastBusy < (BATCH_TIMEOUT_S + 1) * 1000 || consumed < sent) {
@@ -249,7 +264,9 @@ async function throughput(config: HamstringConfig, bootstrap: string): Promise<v
     const logserver = running.workers[0];
     consumed =
       (await logserver!.metrics.records.get()).values.find((v) => v.labels.direction === 'in')?.value ?? 0;
-    if ((await totalLag(running)) > 0 || consumed < sent) lastBusy = Date.now();
+    const allIn = await recordsIn(running);
+    if ((await totalLag(running)) > 0 || consumed < sent || allIn !== seenIn) lastBusy = Date.now();
+    seenIn = allIn;
   }
   const seconds = (lastBusy - began) / 1000;
   console.log(
@@ -286,12 +303,14 @@ async function throughputInProcesses(
   const sent = await seedInput(config, lines);
   let lastBusy = Date.now();
   let firstIn = 0;
+  let seenIn = 0;
   try {
     while (Date.now() - lastBusy < (BATCH_TIMEOUT_S + 1) * 1000 || firstIn < sent) {
       await sleep(200);
       const now = await stages.progress();
       firstIn = now.firstIn;
-      if (now.lag > 0 || firstIn < sent) lastBusy = Date.now();
+      if (now.lag > 0 || firstIn < sent || now.allIn !== seenIn) lastBusy = Date.now();
+      seenIn = now.allIn;
       if (Date.now() - began > 600_000) throw new Error(`no end after 600 s: ${JSON.stringify(now)}`);
     }
   } finally {

@@ -14,8 +14,11 @@ import { procCpuSeconds } from './proc-cpu.ts';
 export interface StageProcesses {
   /** Spawns the processes and resolves once each serves /metrics (its worker built). */
   started(timeoutMs: number): Promise<void>;
-  /** Sum over the stages of their consumer lag, and the records the first stage consumed. */
-  progress(): Promise<{ lag: number; firstIn: number }>;
+  /**
+   * Sum over the stages of their consumer lag, the records the first stage consumed, and the
+   * records all stages consumed (it still moves after every lag gauge read 0: see bench/pipeline.ts).
+   */
+  progress(): Promise<{ lag: number; firstIn: number; allIn: number }>;
   /** CPU seconds the processes used so far (all their threads). */
   cpuSeconds(): number;
   /** The same per process, named `<kind>` or `<kind> <name>`. */
@@ -108,13 +111,15 @@ export function startStageProcesses(
     async progress() {
       let lag = 0;
       let firstIn = 0;
+      let allIn = 0;
       for (const [i, r] of running.entries()) {
         const text = await series(r.port);
         lag += sum(text, /^hamstring_worker_consumer_lag\{[^}]*\} (\S+)$/gm);
-        if (i === 0)
-          firstIn = sum(text, /^hamstring_worker_records_total\{[^}]*direction="in"[^}]*\} (\S+)$/gm);
+        const recordsIn = sum(text, /^hamstring_worker_records_total\{[^}]*direction="in"[^}]*\} (\S+)$/gm);
+        if (i === 0) firstIn = recordsIn;
+        allIn += recordsIn;
       }
-      return { lag, firstIn };
+      return { lag, firstIn, allIn };
     },
     cpuSeconds() {
       let total = 0;
