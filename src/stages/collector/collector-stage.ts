@@ -150,7 +150,7 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
       });
       return undefined;
     }
-    const { ts: _ts, src_ip: _ip, status_code, record_type, ...rest } = verdict.fields;
+    const { status_code, record_type } = verdict.fields;
     const stamp = (stage: string, status: string, index: number) =>
       rows.add('logline_timestamps', record, index, {
         logline_id: line.id,
@@ -166,7 +166,7 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
       status: typeof status_code === 'string' ? status_code : '',
       client_ip: verdict.srcIp,
       record_type: typeof record_type === 'string' ? record_type : '',
-      additional_fields: JSON.stringify(rest),
+      additional_fields: JSON.stringify(copyFields(verdict.fields, ROW_COLUMNS)),
     });
     stamp(COLLECTOR_STAGE, 'in_process', 0);
     stamp(BATCH_HANDLER_STAGE, 'batched', 1);
@@ -278,16 +278,32 @@ function lineText(
   logline_id: string,
   subnet_id: string,
 ): ContextLine {
-  const line: Record<string, unknown> = {};
-  for (const key of Object.keys(fields)) {
-    // An input line's own "__proto__" key is data: assigned, it would set the copy's prototype.
-    if (key === '__proto__') Object.defineProperty(line, key, { ...DATA_PROPERTY, value: fields[key] });
-    else line[key] = fields[key];
-  }
+  const line = copyFields(fields);
   line.ts = isoFromMicros(tsMicros);
   line.logline_id = logline_id;
   line.subnet_id = subnet_id;
   return { json: JSON.stringify(line), id: logline_id, micros: tsMicros };
+}
+
+/** The fields a `loglines` row has columns for; the others go to its `additional_fields`. */
+const ROW_COLUMNS: ReadonlySet<string> = new Set(['ts', 'src_ip', 'status_code', 'record_type']);
+
+/**
+ * A copy of a line's own fields but `except`, built key by key: V8 (Node 20) runs `{ ...fields }` and
+ * object rest patterns in its runtime, 1-3 µs a line against a fraction of that inline.
+ */
+function copyFields(
+  fields: Readonly<Record<string, unknown>>,
+  except?: ReadonlySet<string>,
+): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(fields)) {
+    if (except?.has(key)) continue;
+    // An input line's own "__proto__" key is data: assigned, it would set the copy's prototype.
+    if (key === '__proto__') Object.defineProperty(copy, key, { ...DATA_PROPERTY, value: fields[key] });
+    else copy[key] = fields[key];
+  }
+  return copy;
 }
 
 const DATA_PROPERTY = { enumerable: true, writable: true, configurable: true } as const;

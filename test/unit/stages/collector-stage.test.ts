@@ -65,6 +65,24 @@ test('a batched line keeps its fields in their order, ts rewritten, ids added; i
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
 });
 
+test("a loglines row's additional_fields hold the fields without a column of their own, in order", () => {
+  const { run } = setup(1);
+  const line = dnsLine({ ts: '2026-11-30T00:00:01.000000Z' }).replace(
+    /}$/,
+    ',"__proto__":{"polluted":true},"extra":"x"}',
+  );
+  const [row] = monitoringRows(run([line]).outputs, 'loglines');
+  const extra = JSON.parse(String(row?.additional_fields)) as Record<string, unknown>;
+  const columns = ['ts', 'src_ip', 'status_code', 'record_type'];
+  const input = Object.keys(JSON.parse(line) as object);
+  assert.deepEqual(
+    Object.keys(extra),
+    input.filter((key) => !columns.includes(key)),
+  );
+  assert.deepEqual(Object.getOwnPropertyDescriptor(extra, '__proto__')?.value, { polluted: true });
+  assert.equal(row?.record_type, (JSON.parse(line) as { record_type: string }).record_type);
+});
+
 test('an invalid line becomes a failed_loglines row with its reason and the stage goes on', () => {
   const { run } = setup();
   const result = run([dnsLine({ record_type: 'MX' }), at(1)]);
