@@ -9,11 +9,7 @@
  *   node --import tsx bench/collector.ts [--lines 100000] [--hostile-share 0.5]
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config/index.ts';
-import type { StageRecord } from '../src/runtime/index.ts';
-import { createCollectorStage } from '../src/stages/index.ts';
-import { MemoryState } from '../test/support/memory-state.ts';
-import { record, stageContext } from '../test/support/stage-context.ts';
+import { runCollector, validLine as valid } from './collector-workload.ts';
 
 const { values } = parseArgs({
   options: {
@@ -24,23 +20,6 @@ const { values } = parseArgs({
 const total = Number(values.lines);
 const hostileShare = Number(values['hostile-share']);
 
-const config = loadConfig({ path: new URL('../config.yaml', import.meta.url).pathname, env: {} });
-const TOPIC = 'pipeline-logserver_to_collector-dga_collector';
-
-function valid(i: number): string {
-  const micros = String(i % 1_000_000).padStart(6, '0');
-  return JSON.stringify({
-    ts: `2026-11-30T00:00:${String(i % 60).padStart(2, '0')}.${micros}Z`,
-    status_code: i % 3 === 0 ? 'NXDOMAIN' : 'NOERROR',
-    src_ip: `10.${(i >> 16) & 255}.${(i >> 8) & 63}.${i & 255}`,
-    dns_server_ip: '192.168.2.53',
-    domain_name: `host${i}.example${i % 97}.org`,
-    record_type: i % 2 === 0 ? 'A' : 'AAAA',
-    response_ip: '2001:db8::1',
-    size: `${100 + (i % 400)}b`,
-  });
-}
-
 const HOSTILE: (string | Buffer)[] = [
   'x'.repeat(20_000),
   Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
@@ -50,22 +29,9 @@ const HOSTILE: (string | Buffer)[] = [
 ];
 
 function measure(label: string, make: (i: number) => string | Buffer): void {
-  const stage = createCollectorStage({ config, collectorName: 'dga_collector' });
-  const state = new MemoryState(['batches']);
-  const records: StageRecord[] = Array.from({ length: total }, (_, i) => record(TOPIC, 0, i, make(i)));
-  const started = process.hrtime.bigint();
-  const cpuBefore = process.cpuUsage();
-  let outputs = 0;
-  for (let from = 0; from < records.length; from += 50) {
-    const result = stage.process(records.slice(from, from + 50), stageContext(state));
-    if (result instanceof Promise) throw new Error('collector process is synchronous');
-    outputs += result.outputs.length;
-  }
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const cpu = process.cpuUsage(cpuBefore);
-  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  const { wallSeconds, cpuSeconds, outputs } = runCollector(total, make);
   console.log(
-    `${label}: ${total} lines, ${Math.round(total / seconds)} lines/s wall (${seconds.toFixed(2)} s), ` +
+    `${label}: ${total} lines, ${Math.round(total / wallSeconds)} lines/s wall (${wallSeconds.toFixed(2)} s), ` +
       `${Math.round(total / cpuSeconds)} lines per CPU-second (${cpuSeconds.toFixed(2)} s CPU; ${outputs} outputs)`,
   );
 }

@@ -30,6 +30,9 @@
  *    the time from the workers' start until the last record a stage consumed, once every consumer lag
  *    read 0 and no stage consumed anything for batch_timeout + 1 s (the collector's last batches
  *    leave on their timer, and the stages after it drain).
+ *    Before each round the bench times the collector alone on 40,000 lines in memory and prints it
+ *    as the machine's speed (collector lines per CPU-second): on this shared 2-core host the same
+ *    code took up to a fifth more CPU time an hour later, and lines/s moved with it.
  * 2. Latency: traffic paced at R lines/s for S seconds with its event times on the wall clock; for
  *    each alert read from the external topic, the time from its host's newest line in the alert
  *    (that line's timestamp, when the feed sent it) to the alert's arrival (read_committed).
@@ -49,6 +52,7 @@ import { runStages, type RunningStages } from '../src/app/run-stages.ts';
 import { StageResources } from '../src/app/stage-resources.ts';
 import { createStageTopics } from '../src/app/stage-topics.ts';
 import { startTrafficFeed } from '../src/app/traffic-feed.ts';
+import { machineSpeed } from './collector-workload.ts';
 import { benchLines, writeInput } from './input-lines.ts';
 import { procCpuSeconds } from './proc-cpu.ts';
 import { startStageProcesses } from './stage-processes.ts';
@@ -239,9 +243,14 @@ async function seedInput(config: HamstringConfig, lines: readonly GeneratedLine[
 
 /** Lines/s of each throughput round. */
 const rounds: number[] = [];
+/** The machine's speed before each round (collector lines per CPU-second, in memory). */
+const speeds: number[] = [];
 
 async function throughput(config: HamstringConfig, bootstrap: string): Promise<void> {
   await prepare(config, bootstrap);
+  const speed = machineSpeed();
+  speeds.push(speed);
+  console.log(`machine: ${Math.round(speed)} collector lines per CPU-second (in memory, no Kafka)`);
   const lines = benchLines(LINES);
   if (args.processes) return throughputInProcesses(config, lines);
   const sent = await seedInput(config, lines);
@@ -399,12 +408,17 @@ try {
       await throughput(config, bootstrap);
     }
     rounds.length = 0;
+    speeds.length = 0;
     for (let round = 0; round < Number(args.rounds); round += 1) await throughput(config, bootstrap);
     if (rounds.length > 1) {
       const sorted = [...rounds].sort((a, b) => a - b);
       const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
       console.log(
         `throughput over ${sorted.length} rounds: median ${Math.round(median)} lines/s (${sorted.map(Math.round).join(', ')})`,
+      );
+      const bySpeed = [...speeds].sort((a, b) => a - b);
+      console.log(
+        `machine over those rounds: ${bySpeed.map(Math.round).join(', ')} collector lines per CPU-second`,
       );
     }
   }

@@ -17,7 +17,7 @@ before(async () => {
   bootstrap = (await testKafka()).bootstrap;
 });
 
-test('bench:pipeline, short run: lines/s once all six stages drained the input, then alert delays', async () => {
+test('bench:pipeline, short run: the machine speed, lines/s once all six stages drained the input, then alert delays', async () => {
   const { stdout } = await run(
     process.execPath,
     [
@@ -51,6 +51,8 @@ test('bench:pipeline, short run: lines/s once all six stages drained the input, 
     Number(through[1]) > 2_500,
     `only ${through[1]} lines were written (3,000 asked for, rounded up to whole seconds of traffic)`,
   );
+  const speed = /machine: (\d+) collector lines per CPU-second/.exec(stdout);
+  assert.ok(speed && Number(speed[1]) > 0, `no machine speed before the round in:\n${stdout}`);
   const rate = /lines\/s: (\d+)/.exec(stdout);
   assert.ok(rate && Number(rate[1]) > 0, `no lines/s figure in:\n${stdout}`);
   const latency = /latency: (\d+) alerts .*\n\s+line in to alert out ms: p50 (\d+)\s+p99 (\d+)/.exec(stdout);
