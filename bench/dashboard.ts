@@ -5,7 +5,7 @@
  *
  * Writes a pipeline's monitoring rows (the fixture of test/integration/dashboard: six hosts,
  * batches every 10 s, alerts for two hosts) covering `--minutes` at `--lines-per-second` into a
- * fresh database of the test ClickHouse (HAMSTRING_TEST_CLICKHOUSE_HTTP_PORT, default 38123), then
+ * fresh database of the test ClickHouse (HAMSTRING_TEST_CLICKHOUSE_HTTP_PORT, default 21123), then
  * prints the time of one pipeline-page refresh, of the alerts page and of one host's page.
  */
 import { parseArgs } from 'node:util';

@@ -71,7 +71,7 @@ const { values: args } = parseArgs({
     lines: { type: 'string', default: '250000' },
     rate: { type: 'string', default: '2000' },
     seconds: { type: 'string', default: '40' },
-    port: { type: 'string', default: '49392' },
+    port: { type: 'string', default: '25392' },
     'txn-records': { type: 'string' },
     'keep-broker': { type: 'boolean', default: false },
     trace: { type: 'boolean', default: false },

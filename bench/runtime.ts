@@ -464,7 +464,7 @@ async function main(): Promise<void> {
       quick: { type: 'boolean', default: false },
       records: { type: 'string' },
       'keep-broker': { type: 'boolean', default: false },
-      port: { type: 'string', default: process.env.HAMSTRING_BENCH_KAFKA_PORT ?? '49092' },
+      port: { type: 'string', default: process.env.HAMSTRING_BENCH_KAFKA_PORT ?? '25092' },
       'producer-override': { type: 'string', multiple: true, default: [] },
       worker: { type: 'boolean', default: false },
     },

@@ -218,7 +218,7 @@ async function main(): Promise<void> {
       quick: { type: 'boolean', default: false },
       records: { type: 'string' },
       keys: { type: 'string' },
-      port: { type: 'string', default: process.env.HAMSTRING_BENCH_KAFKA_PORT ?? '49092' },
+      port: { type: 'string', default: process.env.HAMSTRING_BENCH_KAFKA_PORT ?? '25092' },
       'keep-broker': { type: 'boolean', default: false },
     },
   });

@@ -14,7 +14,7 @@ export interface VerifyOptions {
   bootstrap?: string;
   /** Start (or attach to) a local cluster of this size under var/verify/kafka-<n>. */
   local?: 1 | 3;
-  /** Base port of the local cluster. Default 59092. */
+  /** Base port of the local cluster. Default 23092. */
   basePort?: number;
   /** Data dir of the local cluster. Default var/verify/kafka-<n>. */
   dataDir?: string;
@@ -28,7 +28,7 @@ export interface VerifyOptions {
   log: (line: string) => void;
 }
 
-export const DEFAULT_VERIFY_BASE_PORT = 59092;
+export const DEFAULT_VERIFY_BASE_PORT = 23092;
 
 /** Names of the scenarios, for usage and errors. */
 export const scenarioNames = (): string[] => scenarios.map((s) => s.name);

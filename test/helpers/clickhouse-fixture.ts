@@ -9,7 +9,7 @@ export interface TestClickHouse {
 }
 
 /** Ports of the server a test file started by hand starts (HAMSTRING_TEST_CLICKHOUSE_HTTP_PORT overrides; TCP = HTTP + 1000). */
-const STANDALONE_HTTP_PORT = 38123;
+const STANDALONE_HTTP_PORT = 21123;
 
 let shared: Promise<TestClickHouse> | undefined;
 

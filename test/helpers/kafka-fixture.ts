@@ -7,8 +7,12 @@ export interface TestKafka {
   cluster: LocalKafkaCluster;
 }
 
-/** Base port of the cluster a test file started by hand starts (HAMSTRING_TEST_KAFKA_PORT overrides). */
-const STANDALONE_BASE_PORT = 39092;
+/**
+ * Base port of the cluster a test file started by hand starts (HAMSTRING_TEST_KAFKA_PORT overrides).
+ * Every fixed port of the tests and benches is below Linux's ephemeral range (32768-60999), where a
+ * client connection's local port can hold it when a server starts.
+ */
+const STANDALONE_BASE_PORT = 21092;
 
 let shared: Promise<TestKafka> | undefined;
 

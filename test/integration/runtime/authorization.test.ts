@@ -18,7 +18,7 @@ import { createTopics, passThroughStage, seed, testKafkaOptions } from '../../su
  * (allow.everyone.if.no.acl.found), so only the resources the tests deny are refused. Its ports sit
  * 40 above the shared test broker's, so each engineer's pair stays together.
  */
-const BASE_PORT = Number(process.env.HAMSTRING_TEST_KAFKA_PORT ?? 39092) + 40;
+const BASE_PORT = Number(process.env.HAMSTRING_TEST_KAFKA_PORT ?? 21092) + 40;
 const DENIED = 'acl-denied-';
 
 let cluster: LocalKafkaCluster;

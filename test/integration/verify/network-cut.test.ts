@@ -10,9 +10,13 @@ import type { Scenario } from '../../../src/verify/scenario.ts';
 import { longOr } from '../../helpers/long-run.ts';
 import { holdFault } from '../../../src/verify/schedule.ts';
 
-/** Its own cluster: the run-wide one has no listener for the namespace. */
+/**
+ * Its own cluster: the run-wide one has no listener for the namespace. Its ports sit below Linux's
+ * ephemeral range (32768-60999): at 49092, a client connection's local port once held the broker's
+ * port when the cluster started.
+ */
 const DATA_DIR = join(projectRoot, 'var', 'test', 'kafka-netns');
-const BASE_PORT = 49092;
+const BASE_PORT = 24092;
 const unavailable = NetworkNamespace.unavailableReason();
 
 /**
