@@ -55,7 +55,7 @@ import { startTrafficFeed } from '../src/app/traffic-feed.ts';
 import { machineSpeed } from './collector-workload.ts';
 import { benchLines, writeInput } from './input-lines.ts';
 import { procCpuSeconds } from './proc-cpu.ts';
-import { startStageProcesses } from './stage-processes.ts';
+import { startStageProcesses, type Progress } from './stage-processes.ts';
 import { validateConfig, type HamstringConfig } from '../src/config/index.ts';
 import { LocalKafkaCluster } from '../src/dev/kafka-cluster.ts';
 import { createAdmin } from '../src/kafka/admin.ts';
@@ -185,23 +185,57 @@ function printBrokerCpu(before: number, lines: number): void {
   );
 }
 
-async function totalLag(running: RunningStages): Promise<number> {
-  let sum = 0;
-  for (const w of running.workers) sum += (await w.metrics.lag.get()).values[0]?.value ?? 0;
-  return sum;
+/**
+ * Progress of the stages in this process, in the shape `StageProcesses.progress` gives for stage
+ * processes: the sum of their consumer lags, the records the first stage (the logserver) consumed, and
+ * the records all stages consumed.
+ */
+async function progressOf(running: RunningStages): Promise<Progress> {
+  let lag = 0;
+  let firstIn = 0;
+  let allIn = 0;
+  for (const [i, w] of running.workers.entries()) {
+    lag += (await w.metrics.lag.get()).values[0]?.value ?? 0;
+    let recordsIn = 0;
+    for (const v of (await w.metrics.records.get()).values)
+      if (v.labels.direction === 'in') recordsIn += v.value;
+    if (i === 0) firstIn = recordsIn;
+    allIn += recordsIn;
+  }
+  return { lag, firstIn, allIn };
 }
 
 /**
- * Records all stages consumed so far. The pipeline is busy while this moves: the lag gauges are
- * sampled once a second, and the collector's last batches (sent on their timeout) cross the stages
- * after it in less than that, so lag alone ended a round 1.2-1.8 s before its last stage consumed
- * its last record.
+ * Polls `progress` every `pollMs` until the round is over and returns when the pipeline was last
+ * busy: the first stage has consumed all `sent` lines, and for batch_timeout + 1 s no lag read above
+ * 0 and no stage consumed a record (the collector's last batches leave on their timer, and the
+ * stages after it drain). Records consumed count as well as lag: the lag gauges are sampled once a
+ * second, and the last batches cross the stages after the collector in less than that, so lag alone
+ * ended a round 1.2-1.8 s before its last stage consumed its last record. `each` runs before every
+ * poll; past `limitMs` from `began` it throws.
  */
-async function recordsIn(running: RunningStages): Promise<number> {
-  let sum = 0;
-  for (const w of running.workers)
-    for (const v of (await w.metrics.records.get()).values) if (v.labels.direction === 'in') sum += v.value;
-  return sum;
+async function lastBusyOf(o: {
+  sent: number;
+  began: number;
+  pollMs: number;
+  progress: () => Promise<Progress>;
+  each?: () => Promise<void>;
+  limitMs?: number;
+}): Promise<number> {
+  let lastBusy = Date.now();
+  let firstIn = 0;
+  let seenIn = 0;
+  while (Date.now() - lastBusy < (BATCH_TIMEOUT_S + 1) * 1000 || firstIn < o.sent) {
+    await sleep(o.pollMs);
+    await o.each?.();
+    const now = await o.progress();
+    firstIn = now.firstIn;
+    if (now.lag > 0 || firstIn < o.sent || now.allIn !== seenIn) lastBusy = Date.now();
+    seenIn = now.allIn;
+    if (o.limitMs !== undefined && Date.now() - o.began > o.limitMs)
+      throw new Error(`no end after ${o.limitMs / 1000} s: ${JSON.stringify(now)}`);
+  }
+  return lastBusy;
 }
 
 /** Starts the stages (topics created) and returns them with what must be closed after. */
@@ -259,24 +293,19 @@ async function throughput(config: HamstringConfig, bootstrap: string): Promise<v
   const brokerBefore = procCpuSeconds(brokerPid);
   const mainBefore = procCpuSeconds(process.pid, process.pid);
   const { running, resources, names } = await start(config);
-  let lastBusy = Date.now();
-  let consumed = 0;
-  let seenIn = 0;
   const seen = new Map<string, number[]>();
   let traced = Date.now();
-  while (Date.now() - lastBusy < (BATCH_TIMEOUT_S + 1) * 1000 || consumed < sent) {
-    await sleep(100);
-    if (args.trace && Date.now() - traced >= 5000) {
+  const lastBusy = await lastBusyOf({
+    sent,
+    began,
+    pollMs: 100,
+    progress: () => progressOf(running),
+    each: async () => {
+      if (!args.trace || Date.now() - traced < 5000) return;
       traced = Date.now();
       await trace(running, names, seen, (traced - began) / 1000);
-    }
-    const logserver = running.workers[0];
-    consumed =
-      (await logserver!.metrics.records.get()).values.find((v) => v.labels.direction === 'in')?.value ?? 0;
-    const allIn = await recordsIn(running);
-    if ((await totalLag(running)) > 0 || consumed < sent || allIn !== seenIn) lastBusy = Date.now();
-    seenIn = allIn;
-  }
+    },
+  });
   const seconds = (lastBusy - began) / 1000;
   console.log(
     `throughput: ${sent} lines through six stages in ${seconds.toFixed(1)} s (from worker start, incl. restore and the last batch_timeout of ${BATCH_TIMEOUT_S} s)`,
@@ -311,18 +340,15 @@ async function throughputInProcesses(
   const cpuBefore = stages.cpuSeconds();
   const byStageBefore = stages.cpuByStage();
   const brokerBefore = procCpuSeconds(brokerPid);
-  let lastBusy = Date.now();
-  let firstIn = 0;
-  let seenIn = 0;
+  let lastBusy = began;
   try {
-    while (Date.now() - lastBusy < (BATCH_TIMEOUT_S + 1) * 1000 || firstIn < sent) {
-      await sleep(200);
-      const now = await stages.progress();
-      firstIn = now.firstIn;
-      if (now.lag > 0 || firstIn < sent || now.allIn !== seenIn) lastBusy = Date.now();
-      seenIn = now.allIn;
-      if (Date.now() - began > 600_000) throw new Error(`no end after 600 s: ${JSON.stringify(now)}`);
-    }
+    lastBusy = await lastBusyOf({
+      sent,
+      began,
+      pollMs: 200,
+      progress: () => stages.progress(),
+      limitMs: 600_000,
+    });
   } finally {
     const cpuSeconds = stages.cpuSeconds() - cpuBefore;
     const byStage = [...stages.cpuByStage()].map(

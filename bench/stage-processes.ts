@@ -11,6 +11,16 @@ import { stringify as toYaml } from 'yaml';
 import type { PipelineComponent } from '../src/app/pipeline-components.ts';
 import { procCpuSeconds } from './proc-cpu.ts';
 
+/**
+ * Sum over the stages of their consumer lag, the records the first stage consumed, and the records
+ * all stages consumed (it still moves after every lag gauge read 0: see bench/pipeline.ts).
+ */
+export interface Progress {
+  readonly lag: number;
+  readonly firstIn: number;
+  readonly allIn: number;
+}
+
 export interface StageProcesses {
   /**
    * Spawns every stage but the first and waits until each serves /metrics (its worker built), then
@@ -21,11 +31,8 @@ export interface StageProcesses {
    * loading its TypeScript sources.
    */
   started(timeoutMs: number): Promise<number>;
-  /**
-   * Sum over the stages of their consumer lag, the records the first stage consumed, and the
-   * records all stages consumed (it still moves after every lag gauge read 0: see bench/pipeline.ts).
-   */
-  progress(): Promise<{ lag: number; firstIn: number; allIn: number }>;
+  /** How far the stages are, from each process's /metrics. */
+  progress(): Promise<Progress>;
   /** CPU seconds the processes used so far (all their threads). */
   cpuSeconds(): number;
   /** The same per process, named `<kind>` or `<kind> <name>`. */
