@@ -269,8 +269,7 @@ function perPartitionThrottle(gapMs: number): (partition: number, now: number) =
 
 /**
  * The valid line as batches carry it, serialised once (see ContextLine): its fields in their order,
- * `ts` rewritten, `logline_id` and `subnet_id` added. Copied key by key rather than spread: V8 runs
- * `{ ...fields, ts, logline_id, subnet_id }` in its runtime, 3 µs a line against 1 µs.
+ * `ts` rewritten, `logline_id` and `subnet_id` added.
  */
 function lineText(
   fields: Readonly<Record<string, unknown>>,
@@ -289,8 +288,8 @@ function lineText(
 const ROW_COLUMNS: ReadonlySet<string> = new Set(['ts', 'src_ip', 'status_code', 'record_type']);
 
 /**
- * A copy of a line's own fields but `except`, built key by key: V8 (Node 20) runs `{ ...fields }` and
- * object rest patterns in its runtime, 1-3 µs a line against a fraction of that inline.
+ * A copy of a line's own fields but `except`, built key by key: V8 (Node 20) runs object spreads
+ * (`{ ...fields, ts }`) and rest patterns in its runtime, 1-3 µs a line against a fraction of that.
  */
 function copyFields(
   fields: Readonly<Record<string, unknown>>,

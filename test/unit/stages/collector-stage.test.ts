@@ -44,12 +44,13 @@ test('the stage reads its collector topic and writes to its prefilter and monito
   assert.equal(stage.timer?.intervalMs, 500, 'a quarter of the 2 s batch_timeout');
 });
 
+/** A valid line with an own "__proto__" key and one more field after it. */
+const lineWithOwnProto = () =>
+  dnsLine({ ts: '2026-11-30T00:00:01.000000Z' }).replace(/}$/, ',"__proto__":{"polluted":true},"extra":"x"}');
+
 test('a batched line keeps its fields in their order, ts rewritten, ids added; its own "__proto__" stays data', () => {
   const { run } = setup(1);
-  const line = dnsLine({ ts: '2026-11-30T00:00:01.000000Z' }).replace(
-    /}$/,
-    ',"__proto__":{"polluted":true},"extra":"x"}',
-  );
+  const line = lineWithOwnProto();
   const result = run([line]);
   const value = result.outputs.find((o) => o.topic === OUTPUT)?.value;
   assert.equal(typeof value, 'string');
@@ -67,10 +68,7 @@ test('a batched line keeps its fields in their order, ts rewritten, ids added; i
 
 test("a loglines row's additional_fields hold the fields without a column of their own, in order", () => {
   const { run } = setup(1);
-  const line = dnsLine({ ts: '2026-11-30T00:00:01.000000Z' }).replace(
-    /}$/,
-    ',"__proto__":{"polluted":true},"extra":"x"}',
-  );
+  const line = lineWithOwnProto();
   const [row] = monitoringRows(run([line]).outputs, 'loglines');
   const extra = JSON.parse(String(row?.additional_fields)) as Record<string, unknown>;
   const columns = ['ts', 'src_ip', 'status_code', 'record_type'];
