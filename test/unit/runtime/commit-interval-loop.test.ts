@@ -73,6 +73,43 @@ describe('a commit interval: one transaction spans several batches', () => {
     await worker.stop();
   });
 
+  it('sends the offsets and commits while the next batch is fetched, not before', async () => {
+    const { kafka, worker } = setUp(20, { maxRecords: 10 });
+    await worker.start({ loop: false });
+    const producer = kafka.producers[0]!;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const sendOffsets = producer.sendOffsets.bind(producer);
+    producer.sendOffsets = async (offsets) => {
+      await gate;
+      return sendOffsets(offsets);
+    };
+    const stepped = await Promise.race([
+      worker.step().then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500)),
+    ]);
+    assert.equal(stepped, true, 'the step that made the span due returned with its offsets still on the way');
+    assert.equal(kafka.topic.committed, 0);
+    open();
+    await worker.step();
+    assert.ok(kafka.topic.committed >= 10, 'the next step waited for that commit');
+    await worker.stop();
+  });
+
+  it('offsets that fail to send abort the span, whose batches are consumed again: no loss, no duplicate', async () => {
+    const { kafka, worker } = setUp(20, { maxRecords: 10 });
+    kafka.nextProducerFaults.push({ sendOffsets: raw(code('_FAIL'), 'offsets exploded') });
+    await worker.start({ loop: false });
+    for (let i = 0; i < 8; i += 1) await worker.step();
+    assert.equal(kafka.producers[0]!.faults.sendOffsets, undefined, 'sending the offsets did fail once');
+    assert.equal(kafka.topic.committed, 20);
+    assert.deepEqual(
+      values(kafka.producers.flatMap((p) => p.committedOutputs)),
+      Array.from({ length: 20 }, (_, i) => `v${i}`),
+    );
+    await worker.stop();
+  });
+
   it('a clean stop commits the open span rather than discarding its work', async () => {
     const { kafka, worker } = setUp(10, { maxMs: 60_000 });
     await worker.start({ loop: false });
