@@ -151,14 +151,6 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
       return undefined;
     }
     const { status_code, record_type } = verdict.fields;
-    const stamp = (stage: string, status: string, index: number) =>
-      rows.add('logline_timestamps', record, index, {
-        logline_id: line.id,
-        stage,
-        status,
-        timestamp: now,
-        is_active: true,
-      });
     rows.add('loglines', record, 0, {
       logline_id: line.id,
       subnet_id: subnet,
@@ -168,8 +160,8 @@ export function createCollectorStage(options: CollectorStageOptions): Stage {
       record_type: typeof record_type === 'string' ? record_type : '',
       additional_fields: JSON.stringify(copyFields(verdict.fields, ROW_COLUMNS)),
     });
-    stamp(COLLECTOR_STAGE, 'in_process', 0);
-    stamp(BATCH_HANDLER_STAGE, 'batched', 1);
+    stampLine(rows, record, line.id, now, COLLECTOR_STAGE, 'in_process', 0);
+    stampLine(rows, record, line.id, now, BATCH_HANDLER_STAGE, 'batched', 1);
     return { subnet, line, cost };
   }
 
@@ -306,3 +298,26 @@ function copyFields(
 }
 
 const DATA_PROPERTY = { enumerable: true, writable: true, configurable: true } as const;
+
+/**
+ * A line's `logline_timestamps` row. A module function, not a closure made per line: the TypeScript
+ * loader names every closure it creates (a property definition each time), about 3 % of the
+ * collector's own time.
+ */
+function stampLine(
+  rows: MonitoringRowBatch,
+  record: StageRecord,
+  id: string,
+  now: number,
+  stage: string,
+  status: string,
+  index: number,
+): void {
+  rows.add('logline_timestamps', record, index, {
+    logline_id: id,
+    stage,
+    status,
+    timestamp: now,
+    is_active: true,
+  });
+}
