@@ -62,13 +62,18 @@ const OFFSET_BEGINNING = -2;
 
 /** A binding message as a FetchedRecord (headers merged into one object, key as bytes). */
 export function toRecord(m: Kafka.Message): FetchedRecord {
+  const key = m.key;
+  const headers: Record<string, Buffer> = {};
+  // Per record at every stage: a loop, not Object.assign over a spread of the header list.
+  if (m.headers) for (const h of m.headers) Object.assign(headers, h);
   return {
     topic: m.topic,
     partition: m.partition,
     offset: m.offset,
-    key: m.key === undefined || m.key === null ? null : Buffer.from(m.key),
+    // The binding hands a key as a Buffer of its own; only a string key needs encoding.
+    key: key === undefined || key === null ? null : Buffer.isBuffer(key) ? key : Buffer.from(key),
     value: m.value,
-    headers: Object.assign({}, ...(m.headers ?? [])) as Record<string, Buffer>,
+    headers,
     timestamp: m.timestamp,
   };
 }
