@@ -7,10 +7,10 @@
  * Defaults: 250,000 lines, two warm-up rounds and three counted ones (their median is the figure),
  * then the latency phase at 2,000 lines/s for 40 s with 16 infected hosts.
  *
- * Run it with UV_THREADPOOL_SIZE=16 and --max-semi-space-size=32 as `hamstring` runs every command
- * (`npm run bench:pipeline` does):
- * librdkafka's calls of six workers queue behind each other in libuv's default pool of 4 threads,
- * which alone cost two thirds of the throughput.
+ * Run it through bench/launch.js (`npm run bench:pipeline` does), which gives it the process a
+ * relaunched `hamstring` runs in: libuv's pool of 16 threads (librdkafka's calls of six workers
+ * queue behind each other in the default pool of 4, which alone cost two thirds of the throughput),
+ * 32 MB semi-spaces, and jemalloc when the machine has it.
  *
  * --txn-records: records per batch of the logserver and the collector, without their commit interval (config.yaml: 500, spanned by a 200 ms commit interval).
  * --only throughput|latency: runs one phase.
@@ -65,6 +65,7 @@ import type { Stage } from '../src/runtime/index.ts';
 import { decodeOutgoingAlert } from '../src/stages/alerter/index.ts';
 import { timestampMicros } from '../src/stages/index.ts';
 import { DEFAULT_FAMILIES, type GeneratedLine } from '../src/traffic/index.ts';
+import { allocatorInUse } from './allocator.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -416,6 +417,7 @@ async function latency(config: HamstringConfig, bootstrap: string): Promise<void
 }
 
 console.log(`libuv thread pool: ${process.env.UV_THREADPOOL_SIZE ?? '4 (default; hamstring runs with 16)'}`);
+console.log(`allocator: ${allocatorInUse()}`);
 const external = process.env.HAMSTRING_BENCH_BOOTSTRAP;
 const cluster = external
   ? undefined

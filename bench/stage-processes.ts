@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import type { PipelineComponent } from '../src/app/pipeline-components.ts';
 import { procCpuSeconds } from './proc-cpu.ts';
+import { relaunchEnv } from '../bin/threadpool.js';
 
 /**
  * Sum over the stages of their consumer lag, the records the first stage consumed, and the records
@@ -62,7 +63,8 @@ export function startStageProcesses(
     writeFileSync(file, toYaml({ ...tree, runtime }));
     const child = spawn(
       process.execPath,
-      // The pool size and young generation that bin/threadpool.js gives a relaunched hamstring.
+      // The pool size, young generation and allocator that bin/threadpool.js gives a relaunched
+      // hamstring (the bench reads this process's own CPU, so it must not relaunch itself).
       [
         '--max-semi-space-size=32',
         'bin/hamstring.js',
@@ -74,7 +76,7 @@ export function startStageProcesses(
         file,
       ],
       {
-        env: { ...process.env, UV_THREADPOOL_SIZE: '16', HAMSTRING_LOG_LEVEL: 'warn' },
+        env: { ...relaunchEnv(process.env), HAMSTRING_LOG_LEVEL: 'warn' },
         stdio: ['ignore', 'inherit', 'inherit'],
       },
     );

@@ -2,6 +2,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { allocatorEnv } from '../../../bin/allocator.js';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 
 /**
@@ -12,6 +13,12 @@ import { testKafka } from '../../helpers/kafka-fixture.ts';
  */
 const run = promisify(execFile);
 
+/** The test process's environment without the pool size, so bench/launch.js relaunches as hamstring does. */
+function withoutPool(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { UV_THREADPOOL_SIZE: _pool, ...rest } = env;
+  return rest;
+}
+
 let bootstrap: string;
 before(async () => {
   bootstrap = (await testKafka()).bootstrap;
@@ -21,9 +28,9 @@ test('bench:pipeline, short run: the machine speed, lines/s once all six stages 
   const { stdout } = await run(
     process.execPath,
     [
-      '--max-semi-space-size=32',
       '--import',
       'tsx',
+      'bench/launch.js',
       'bench/pipeline.ts',
       '--lines',
       '3000',
@@ -39,12 +46,23 @@ test('bench:pipeline, short run: the machine speed, lines/s once all six stages 
       '8',
     ],
     {
-      env: { ...process.env, UV_THREADPOOL_SIZE: '16', HAMSTRING_BENCH_BOOTSTRAP: bootstrap },
+      env: { ...withoutPool(process.env), HAMSTRING_BENCH_BOOTSTRAP: bootstrap },
       timeout: 300_000,
       maxBuffer: 16 * 1024 * 1024,
     },
   );
   process.stdout.write(stdout);
+  assert.match(
+    stdout,
+    /libuv thread pool: 16\n/,
+    'bench/launch.js relaunched the bench with the pool of hamstring',
+  );
+  const expected = allocatorEnv({}).LD_PRELOAD === undefined ? 'glibc malloc' : 'jemalloc';
+  assert.match(
+    stdout,
+    new RegExp(`allocator: ${expected}\\n`),
+    'the relaunched bench runs on the allocator hamstring gets',
+  );
   const through = /throughput: (\d+) lines through six stages in ([\d.]+) s/.exec(stdout);
   assert.ok(through, `no throughput line in:\n${stdout}`);
   assert.ok(
