@@ -8,9 +8,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
+import { relaunchEnv, YOUNG_GENERATION_FLAG } from '../bin/threadpool.js';
 import type { PipelineComponent } from '../src/app/pipeline-components.ts';
 import { procCpuSeconds } from './proc-cpu.ts';
-import { relaunchEnv } from '../bin/threadpool.js';
 
 /**
  * Sum over the stages of their consumer lag, the records the first stage consumed, and the records
@@ -66,7 +66,7 @@ export function startStageProcesses(
       // The pool size, young generation and allocator that bin/threadpool.js gives a relaunched
       // hamstring (the bench reads this process's own CPU, so it must not relaunch itself).
       [
-        '--max-semi-space-size=32',
+        YOUNG_GENERATION_FLAG,
         'bin/hamstring.js',
         'run',
         component.kind,

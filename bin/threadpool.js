@@ -33,8 +33,8 @@ export function relaunchEnv(env) {
  * from inside the process is too late (the pool stays at 4). So without the variable in the
  * environment, the command runs itself again as a child with it set (and with
  * {@link YOUNG_GENERATION_FLAG} unless a semi-space size was chosen, and the allocator of
- * {@link relaunchEnv}), passes signals on, and exits
- * with the child's status. Returns false when this process is the one to do the work.
+ * {@link relaunchEnv}), passes signals on, and exits with the child's status. Returns false when
+ * this process is the one to do the work.
  */
 export function relaunchWithThreadPool() {
   if (process.env.UV_THREADPOOL_SIZE !== undefined) {
