@@ -25,9 +25,12 @@ export const STRPTIME_DIRECTIVES = 'YmdHMSfzZyjbBIpaA%';
 /**
  * The shipped domain_name pattern without lookaround: RE2 (linear-time matching, so a hostile value
  * cannot make the collector backtrack) has none. Its 253-character bound is the RegEx field's fourth
- * element instead.
+ * element instead. Labels are 1-63 letters, digits and inner hyphens, which punycode labels
+ * (`xn--mnchen-3ya`) already are; the top-level label is 2-63 letters or an IDN one (`xn--p1ai`:
+ * `xn--` and punycode, at most 63, not ending in a hyphen), which Python's letters-only TLD refused.
  */
-export const DOMAIN_NAME_PATTERN = '^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$';
+export const DOMAIN_NAME_PATTERN =
+  '^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+([A-Za-z]{2,63}|[Xx][Nn]--[A-Za-z0-9-]{0,58}[A-Za-z0-9])$';
 
 /** One validated `required_log_information` entry, as the collector consumes it. */
 export type LogField =

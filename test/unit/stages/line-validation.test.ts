@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { LogField } from '../../../src/config/index.ts';
+import { DOMAIN_NAME_PATTERN, type LogField } from '../../../src/config/index.ts';
 import {
   compileLineValidator,
   jsonDepth,
@@ -124,4 +124,37 @@ test('the bracket count decides only when it proves the depth; otherwise the sca
   for (const text of texts)
     for (const max of [0, 1, 2, 3, 4, 8])
       assert.equal(withinDepth(text, max), jsonDepth(text) <= max, `${text} within ${max}`);
+});
+
+test('RegEx: the shipped domain pattern accepts punycode (IDN) labels and top-level labels', () => {
+  for (const name of [
+    'xn--80ak6aa92e.xn--p1ai',
+    'mail.xn--mnchen-3ya.de',
+    'xn--80ak6aa92e.com',
+    'WWW.XN--P1AI',
+    `a.xn--${'a'.repeat(59)}`, // a top-level label of exactly 63 characters
+  ])
+    assert.ok(check(dnsLine({ domain_name: name })).ok, name);
+});
+
+test('RegEx: the shipped domain pattern refuses bad labels, IDN or not', () => {
+  for (const name of [
+    '-xn--p1ai.ru', // label starting with a hyphen
+    'xn--mnchen-3ya-.de', // label ending with a hyphen
+    'example.xn--p1ai-', // top-level label ending with a hyphen
+    'example.xn--', // "xn--" with nothing after it
+    'a..xn--p1ai', // empty label
+    '.example.com',
+    'example.com.', // empty last label
+    `${'a'.repeat(64)}.com`, // label over 63 characters
+    `a.xn--${'a'.repeat(60)}`, // top-level label of 64 characters
+    'example.c0m', // a letters-only top-level label with a digit
+    'example', // no top-level label at all
+  ])
+    assert.match(reason(dnsLine({ domain_name: name })), /does not match/, name);
+});
+
+test('the shipped config and DOMAIN_NAME_PATTERN hold the same domain pattern', () => {
+  const domain = fields.find((f) => f.name === 'domain_name');
+  assert.equal(domain?.type === 'RegEx' ? domain.pattern : undefined, DOMAIN_NAME_PATTERN);
 });
