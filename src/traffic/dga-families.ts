@@ -1,214 +1,31 @@
-import { createHash } from 'node:crypto';
-import { fnv1a, seededRandom, type Random } from './random.ts';
-import { vocabulary } from './wordlist.ts';
+import { ALPHANUMERIC_FAMILIES } from './dga/alphanumeric.ts';
+import { ARITHMETIC_FAMILIES } from './dga/arithmetic.ts';
+import { CLASSIC_FAMILIES } from './dga/classic.ts';
+import { DICTIONARY_FAMILIES } from './dga/dictionary.ts';
+import { DYNAMIC_DNS_FAMILIES } from './dga/dynamic-dns.ts';
+import type { DgaFamily } from './dga/family.ts';
+import { HASHED_FAMILIES } from './dga/hashed.ts';
+import { HOST_LABEL_FAMILIES } from './dga/host-label.ts';
 
 /**
- * DGA families written from their public descriptions (malware analyses and the DGArchive family
- * pages): the same kind of names, lengths, alphabets and TLDs, but not bit-exact reimplementations
- * of any sample's algorithm. Each generator is a pure function of (seed, day, index), as real DGAs
- * are of their seed and date, so infected hosts and training data are reproducible.
+ * DGA families written from their public descriptions (malware analyses, DGArchive family pages,
+ * Johannes Bader's write-ups, Plohmann et al., USENIX Security 2016): the same kind of names,
+ * lengths, alphabets, TLDs and parents, but not bit-exact reimplementations of any sample's
+ * algorithm. Each generator is a pure function of (seed, day, index), as real DGAs are of their
+ * seed and date, so infected hosts and training data are reproducible. The families live in
+ * ./dga/, one file per way of building names or of placing them in the DNS tree.
  */
-export interface DgaFamily {
-  readonly name: string;
-  /** How the family builds names (shown in reports). */
-  readonly kind: 'arithmetic' | 'hash' | 'wordlist' | 'hex' | 'permutation' | 'pronounceable';
-  /** The `index`-th name of `day` (days since the epoch) for a malware seed. */
-  domain(seed: number, day: number, index: number): string;
-}
+export type { DgaFamily, DgaKind, DgaStructure } from './dga/family.ts';
 
-const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
-const VOWELS = 'aeiou';
-const CONSONANTS = 'bcdfghjklmnpqrstvwxz';
-
-function letters(random: Random, length: number, alphabet = LETTERS): string {
-  let out = '';
-  for (let i = 0; i < length; i += 1) out += alphabet[random.int(0, alphabet.length - 1)];
-  return out;
-}
-
-function rng(family: string, seed: number, day: number, index: number): Random {
-  return seededRandom(fnv1a(`${family}:${seed}:${day}:${index}`));
-}
-
-/** Conficker-style: a date-seeded PRNG, 4..10 letters, the classic gTLDs plus ccTLDs. */
-const conficker: DgaFamily = {
-  name: 'conficker',
-  kind: 'arithmetic',
-  domain(seed, day, index) {
-    const r = rng('conficker', seed, day, index);
-    const tld = r.pick(['com', 'net', 'org', 'info', 'biz', 'ws', 'cn', 'cc', 'de', 'es', 'in', 'ru']);
-    return `${letters(r, r.int(4, 10))}.${tld}`;
-  },
-};
-
-/**
- * Necurs-style: each character from a 32-bit mixing hash of (seed, day, index) and the previous
- * state; 7..21 letters over many TLDs.
- */
-const necurs: DgaFamily = {
-  name: 'necurs',
-  kind: 'hash',
-  domain(seed, day, index) {
-    let h = fnv1a(`${seed}/${Math.floor(day / 4)}/${index}`);
-    const mix = (): number => {
-      h ^= h << 13;
-      h ^= h >>> 17;
-      h ^= h << 5;
-      h = Math.imul(h >>> 0, 0x9e3779b1) >>> 0;
-      return h;
-    };
-    const length = 7 + (mix() % 15);
-    let name = '';
-    for (let i = 0; i < length; i += 1) name += LETTERS[mix() % 25];
-    const tlds = [
-      'tj',
-      'in',
-      'jp',
-      'tw',
-      'ac',
-      'cm',
-      'la',
-      'mn',
-      'so',
-      'sh',
-      'sc',
-      'nu',
-      'nf',
-      'mu',
-      'ms',
-      'mx',
-      'ki',
-      'im',
-      'cx',
-      'cc',
-      'tv',
-      'bz',
-      'me',
-      'eu',
-      'de',
-      'ru',
-      'co',
-      'su',
-      'pw',
-      'kz',
-      'sx',
-      'us',
-      'ug',
-      'ir',
-      'to',
-      'ga',
-      'com',
-      'net',
-      'org',
-      'biz',
-      'xxx',
-      'pro',
-      'bit',
-    ];
-    return `${name}.${tlds[mix() % tlds.length]}`;
-  },
-};
-
-/** CryptoLocker-style: 12..15 letters from a date-derived generator, a few gTLDs and co.uk. */
-const cryptolocker: DgaFamily = {
-  name: 'cryptolocker',
-  kind: 'arithmetic',
-  domain(seed, day, index) {
-    const r = rng('cryptolocker', seed, day, index);
-    const tld = r.pick(['com', 'net', 'biz', 'ru', 'org', 'co.uk', 'info']);
-    return `${letters(r, r.int(12, 15))}.${tld}`;
-  },
-};
-
-/** Bamital-style: the hex MD5 digest of seed, date and index; .info, .org, .co.cc, .cz.cc. */
-const bamital: DgaFamily = {
-  name: 'bamital',
-  kind: 'hex',
-  domain(seed, day, index) {
-    const hex = createHash('md5').update(`${seed}:${day}:${index}`).digest('hex');
-    return `${hex}.${['info', 'org', 'co.cc', 'cz.cc'][index % 4]}`;
-  },
-};
-
-/**
- * Banjori-style: starts from a base name (words and a short tail) and rewrites its first four
- * characters arithmetically from the previous name, so all names share the long suffix.
- */
-const banjori: DgaFamily = {
-  name: 'banjori',
-  kind: 'permutation',
-  domain(seed, _day, index) {
-    const words = vocabulary(`banjori:${seed}`, seededRandom(`banjori-words:${seed}`), 40);
-    const r = seededRandom(`banjori-base:${seed}`);
-    const base = `${r.pick(words)}${r.pick(words)}${r.pick(words)}${letters(r, 4)}`;
-    const chars = [...base];
-    const at = (i: number): number => (chars[i] ?? 'a').charCodeAt(0) - 97;
-    for (let step = 0; step <= index; step += 1) {
-      const c0 = at(0);
-      const c1 = at(1);
-      const c2 = at(2);
-      const c3 = at(3);
-      chars[0] = LETTERS[(c0 + c3) % 26] as string;
-      chars[1] = LETTERS[(c0 + 2 * c1) % 26] as string;
-      chars[2] = LETTERS[(c0 + c2 - 1 + 26) % 26] as string;
-      chars[3] = LETTERS[(c1 + c2 + c3) % 26] as string;
-    }
-    return `${chars.join('')}.com`;
-  },
-};
-
-/** Suppobox-style: two words of an embedded list concatenated, mostly .net. */
-const suppobox: DgaFamily = {
-  name: 'suppobox',
-  kind: 'wordlist',
-  domain(seed, day, index) {
-    const words = vocabulary(`suppobox:${seed}`, seededRandom(`suppobox-words:${seed}`), 384);
-    const r = rng('suppobox', seed, day, index);
-    return `${r.pick(words)}${r.pick(words)}.${r.chance(0.85) ? 'net' : 'ru'}`;
-  },
-};
-
-/** Matsnu-style: verbs and nouns joined (sometimes with hyphens) until about 24 characters, .com. */
-const matsnu: DgaFamily = {
-  name: 'matsnu',
-  kind: 'wordlist',
-  domain(seed, day, index) {
-    const words = vocabulary(`matsnu:${seed}`, seededRandom(`matsnu-words:${seed}`), 600);
-    const r = rng('matsnu', seed, day, index);
-    const hyphen = r.chance(0.5);
-    let name = r.pick(words);
-    while (name.length < 24) {
-      const next = r.pick(words);
-      if (name.length + next.length + 1 > 30) break;
-      name += (hyphen ? '-' : '') + next;
-    }
-    return `${name}.com`;
-  },
-};
-
-/** Simda-style: pronounceable consonant-vowel names of 8..11 letters. */
-const simda: DgaFamily = {
-  name: 'simda',
-  kind: 'pronounceable',
-  domain(seed, day, index) {
-    const r = rng('simda', seed, day, index);
-    const length = r.int(8, 11);
-    let name = '';
-    for (let i = 0; i < length; i += 1) name += letters(r, 1, i % 2 === 0 ? CONSONANTS : VOWELS);
-    return `${name}.${r.pick(['com', 'net', 'info', 'eu', 'co', 'name'])}`;
-  },
-};
-
-/** Every family, by name. */
+/** Every family, by name: the original eight first, in their original order. */
 export const DGA_FAMILIES: readonly DgaFamily[] = [
-  conficker,
-  necurs,
-  cryptolocker,
-  bamital,
-  banjori,
-  suppobox,
-  matsnu,
-  simda,
+  ...CLASSIC_FAMILIES,
+  ...ARITHMETIC_FAMILIES,
+  ...HASHED_FAMILIES,
+  ...ALPHANUMERIC_FAMILIES,
+  ...DICTIONARY_FAMILIES,
+  ...DYNAMIC_DNS_FAMILIES,
+  ...HOST_LABEL_FAMILIES,
 ];
 
 export function dgaFamily(name: string): DgaFamily {
