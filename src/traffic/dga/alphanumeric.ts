@@ -13,7 +13,7 @@ const qadars: DgaFamily = {
   kind: 'alphanumeric',
   structure: 'tld',
   description:
-    'Qadars (Bader, "The DGA of Qadars"; DGArchive): 12 characters of a-z0-9 from a per-sample key and the week, .net/.org/.top/.com.',
+    'Qadars (J. Bader, Qadars write-up; DGArchive): 12 characters of a-z0-9 from a per-sample key and the week, .net/.org/.top/.com.',
   domain(seed, day, index) {
     const r = rng('qadars', seed, Math.floor(day / 7), index);
     return `${letters(r, 12, BASE36)}.${r.pick(['net', 'org', 'top', 'com'])}`;
@@ -29,7 +29,7 @@ const shiotob: DgaFamily = {
   kind: 'alphanumeric',
   structure: 'tld',
   description:
-    'Shiotob/UrlZone/Bebloh (Bader, "The DGA of Shiotob"; DGArchive): 10..16 letters with a few digits, each name derived from the previous, .net and .com.',
+    'Shiotob/UrlZone/Bebloh (J. Bader, Shiotob write-up; DGArchive): 10..16 letters with a few digits, each name derived from the previous, .net and .com.',
   domain(seed, day, index) {
     const r = rng('shiotob', seed, day, index);
     const length = r.int(10, 16);
@@ -45,7 +45,7 @@ const qsnatch: DgaFamily = {
   kind: 'alphanumeric',
   structure: 'tld',
   description:
-    'QSnatch (Bader, "The DGA of QSnatch"; NCSC-FI): 5..7 characters of a-z0-9 from the date (e.g. t2q2r.cf), under the free ccTLDs .cf/.tk/.ml/.ga/.gq.',
+    'QSnatch (J. Bader, QSnatch write-up; NCSC-FI): 5..7 characters of a-z0-9 from the date (e.g. t2q2r.cf), under the free ccTLDs .cf/.tk/.ml/.ga/.gq.',
   domain(seed, day, index) {
     const r = rng('qsnatch', seed, Math.floor(day / 7), index);
     return `${letters(r, r.int(5, 7), BASE36)}.${r.pick(['cf', 'tk', 'ml', 'ga', 'gq'])}`;

@@ -45,7 +45,7 @@ const sisron: DgaFamily = {
   kind: 'arithmetic',
   structure: 'tld',
   description:
-    'Sisron (Bader, "The DGA of Sisron"; DGArchive): the base64 of the date, lower-cased without padding, going back day by day, .com/.org/.net/.info.',
+    'Sisron (J. Bader, Sisron write-up; DGArchive): the base64 of the date, lower-cased without padding, going back day by day, .com/.org/.net/.info.',
   domain(seed, day, index) {
     const tlds = ['com', 'org', 'net', 'info'];
     // The seed only shifts the starting date (real Sisron has none): one date per four indexes.
@@ -60,7 +60,7 @@ export const ARITHMETIC_FAMILIES: readonly DgaFamily[] = [
   letterFamily({
     name: 'ramnit',
     description:
-      'Ramnit (Bader, "The DGA of Ramnit"; DGArchive): 8..19 letters a..y from an LCG on a hard-coded seed, date-independent, .com.',
+      'Ramnit (J. Bader, Ramnit write-up; DGArchive): 8..19 letters a..y from an LCG on a hard-coded seed, date-independent, .com.',
     length: [8, 19],
     alphabet: LETTERS_NO_Z,
     tlds: ['com'],
@@ -69,7 +69,7 @@ export const ARITHMETIC_FAMILIES: readonly DgaFamily[] = [
   letterFamily({
     name: 'pykspa',
     description:
-      'Pykspa (Bader, "The DGA of Pykspa"; Plohmann et al. 2016): 6..12 letters changing every other day, .com/.net/.org/.info/.cc.',
+      'Pykspa (J. Bader, Pykspa write-up; Plohmann et al. 2016): 6..12 letters changing every other day, .com/.net/.org/.info/.cc.',
     length: [6, 12],
     tlds: ['com', 'net', 'org', 'info', 'cc'],
     window: (day) => Math.floor(day / 2),
@@ -77,7 +77,7 @@ export const ARITHMETIC_FAMILIES: readonly DgaFamily[] = [
   letterFamily({
     name: 'qakbot',
     description:
-      'Qakbot (Bader, "The DGA of Qakbot"; DGArchive): 8..25 letters from a seed that changes every ten days, six gTLD/ccTLDs.',
+      'Qakbot (J. Bader, Qakbot write-up; DGArchive): 8..25 letters from a seed that changes every ten days, six gTLD/ccTLDs.',
     length: [8, 25],
     tlds: ['com', 'net', 'org', 'info', 'biz', 'in'],
     window: (day) => Math.floor(day / 10),
@@ -85,7 +85,7 @@ export const ARITHMETIC_FAMILIES: readonly DgaFamily[] = [
   letterFamily({
     name: 'ranbyus',
     description:
-      'Ranbyus (Bader, "The DGA of Ranbyus"): 14 letters a..y per day from a shift-register PRNG, .in/.me/.cc/.su/.tw/.net/.com/.pw/.org.',
+      'Ranbyus (J. Bader, Ranbyus write-up): 14 letters a..y per day from a shift-register PRNG, .in/.me/.cc/.su/.tw/.net/.com/.pw/.org.',
     length: [14, 14],
     alphabet: LETTERS_NO_Z,
     tlds: ['in', 'me', 'cc', 'su', 'tw', 'net', 'com', 'pw', 'org'],
@@ -108,7 +108,7 @@ export const ARITHMETIC_FAMILIES: readonly DgaFamily[] = [
   letterFamily({
     name: 'ramdo',
     description:
-      'Ramdo (Bader, "The DGA of Ramdo"; DGArchive): 16 letters from a hard-coded seed only, always .org.',
+      'Ramdo (J. Bader, Ramdo write-up; DGArchive): 16 letters from a hard-coded seed only, always .org.',
     length: [16, 16],
     tlds: ['org'],
     window: seedOnly,
@@ -116,7 +116,7 @@ export const ARITHMETIC_FAMILIES: readonly DgaFamily[] = [
   letterFamily({
     name: 'fobber',
     description:
-      'Fobber v1 (Bader, "The DGA of Fobber"): 10 letters chained from a hard-coded seed, always .net.',
+      'Fobber v1 (J. Bader, Fobber write-up): 10 letters chained from a hard-coded seed, always .net.',
     length: [10, 10],
     tlds: ['net'],
     window: seedOnly,
@@ -124,7 +124,7 @@ export const ARITHMETIC_FAMILIES: readonly DgaFamily[] = [
   letterFamily({
     name: 'vawtrak',
     description:
-      'Vawtrak (Bader, "The DGA of Vawtrak"; DGArchive): 7..11 letters from an LCG seeded per sample, .ru and .com.',
+      'Vawtrak (modelled on DGArchive vawtrak samples): 7..11 letters from a per-sample seeded LCG, mostly .ru, some .com.',
     length: [7, 11],
     tlds: ['ru', 'ru', 'com'],
     window: seedOnly,
@@ -132,7 +132,7 @@ export const ARITHMETIC_FAMILIES: readonly DgaFamily[] = [
   letterFamily({
     name: 'emotet',
     description:
-      'Emotet/Geodo (Bader, "The DGA of Emotet"; Plohmann et al.): 16 letters a..y (the missing-z off-by-one), always .eu.',
+      'Emotet/Geodo (J. Bader, Emotet write-up; Plohmann et al.): 16 letters a..y (the missing-z off-by-one), always .eu.',
     length: [16, 16],
     alphabet: LETTERS_NO_Z,
     tlds: ['eu'],
@@ -140,7 +140,7 @@ export const ARITHMETIC_FAMILIES: readonly DgaFamily[] = [
   letterFamily({
     name: 'dircrypt',
     description:
-      'DirCrypt (Check Point analysis; Bader, "The DGA of DirCrypt"): 8..20 letters from a seed-only LCG, always .com.',
+      'DirCrypt (Check Point analysis; J. Bader, DirCrypt write-up): 8..20 letters from a seed-only LCG, always .com.',
     length: [8, 20],
     tlds: ['com'],
     window: seedOnly,
@@ -148,7 +148,7 @@ export const ARITHMETIC_FAMILIES: readonly DgaFamily[] = [
   letterFamily({
     name: 'padcrypt',
     description:
-      'PadCrypt (Bader, "The DGA of PadCrypt"): 16 characters from the eleven letters a-f and k-o, daily, .com/.co.uk/.de/.org/.net/.eu/.info/.online/.co/.cc/.website.',
+      'PadCrypt (J. Bader, PadCrypt write-up): 16 characters from the eleven letters a-f and k-o, daily, .com/.co.uk/.de/.org/.net/.eu/.info/.online/.co/.cc/.website.',
     length: [16, 16],
     alphabet: 'abcdefklmno',
     tlds: ['com', 'co.uk', 'de', 'org', 'net', 'eu', 'info', 'online', 'co', 'cc', 'website'],
@@ -163,7 +163,7 @@ export const ARITHMETIC_FAMILIES: readonly DgaFamily[] = [
   letterFamily({
     name: 'zloader',
     description:
-      'ZLoader (Bader, "The DGA of ZLoader"; Malwarebytes): 32 names a day of exactly 20 letters from an RC4-keyed generator, .com.',
+      'ZLoader (J. Bader, ZLoader write-up; Malwarebytes): 32 names a day of exactly 20 letters from an RC4-keyed generator, .com.',
     length: [20, 20],
     tlds: ['com'],
   }),

@@ -18,7 +18,7 @@ const gozi: DgaFamily = {
   kind: 'wordlist',
   structure: 'tld',
   description:
-    'Gozi/ISFB (Bader, "The DGA of Gozi"; DGArchive): words of an embedded public text run together without separator to 12..24 letters, .com/.ru/.net/.org.',
+    'Gozi/ISFB (J. Bader, Gozi write-up; DGArchive): words of an embedded public text run together without separator to 12..24 letters, .com/.ru/.net/.org.',
   domain(seed, day, index) {
     const list = words('gozi', seed, 900);
     const r = rng('gozi', seed, Math.floor(day / 7), index);
@@ -35,7 +35,7 @@ const nymaim2: DgaFamily = {
   kind: 'wordlist',
   structure: 'tld',
   description:
-    'Nymaim v2 (Bader, "The DGA of Nymaim 2"; DGArchive): a word from a first list, a hyphen or nothing, a word from a second list, under ~20 TLDs.',
+    'Nymaim v2 (J. Bader, Nymaim 2 write-up; DGArchive): a word from a first list, a hyphen or nothing, a word from a second list, under 14 gTLDs and ccTLDs.',
   domain(seed, day, index) {
     const first = words('nymaim2-first', seed, 500);
     const second = words('nymaim2-second', seed, 500);

@@ -13,7 +13,7 @@ const symmi: DgaFamily = {
   kind: 'pronounceable',
   structure: 'parent',
   description:
-    'Symmi/MewsSpy (Bader, "The DGA of Symmi", 2015): 8..15-letter names of vowel/consonant pairs, a new list every half month, as third-level names under ddns.net.',
+    'Symmi/MewsSpy (J. Bader, Symmi write-up, 2015): 8..15-letter names of vowel/consonant pairs, a new list every half month, as third-level names under ddns.net.',
   domain(seed, day, index) {
     const date = new Date(day * 86_400_000);
     const half = (date.getUTCFullYear() * 12 + date.getUTCMonth()) * 2 + (date.getUTCDate() <= 16 ? 0 : 1);
@@ -34,7 +34,7 @@ const corebot: DgaFamily = {
   kind: 'alphanumeric',
   structure: 'parent',
   description:
-    'CoreBot (Bader, "The DGA of CoreBot", 2015; IBM X-Force): 12..23 characters of "a..y0..8" from a daily seed, as subdomains of ddns.net.',
+    'CoreBot (J. Bader, CoreBot write-up, 2015; IBM X-Force): 12..23 characters of "a..y0..8" from a daily seed, as subdomains of ddns.net.',
   domain(seed, day, index) {
     const r = rng('corebot', seed, day, index);
     return `${letters(r, r.int(12, 23), 'abcdefghijklmnopqrstuvwxy012345678')}.ddns.net`;

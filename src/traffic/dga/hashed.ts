@@ -13,7 +13,7 @@ const gameover: DgaFamily = {
   kind: 'hash',
   structure: 'tld',
   description:
-    'Gameover Zeus/newGOZ (Bader, "The DGA of newGOZ"; Plohmann et al.): MD5 of date, seed and counter mapped to a-z0-9, 20..28 characters, .com/.net/.org/.biz.',
+    'Gameover Zeus/newGOZ (J. Bader, newGOZ write-up; Plohmann et al.): MD5 of date, seed and counter mapped to a-z0-9, 20..28 characters, .com/.net/.org/.biz.',
   domain(seed, day, index) {
     const bytes = digest('md5', `goz:${seed}:${isoDate(day)}:${index}`);
     const more = digest('md5', bytes);
@@ -29,7 +29,7 @@ const chinad: DgaFamily = {
   kind: 'hash',
   structure: 'tld',
   description:
-    'Chinad (Bader, "The DGA of Chinad"): a table-driven hash of date and counter mapped to a-z0-9, 16 characters, .com/.org/.net/.biz/.info/.ru/.cn.',
+    'Chinad (J. Bader, Chinad write-up): a table-driven hash of date and counter mapped to a-z0-9, 16 characters, .com/.org/.net/.biz/.info/.ru/.cn.',
   domain(seed, day, index) {
     const bytes = digest('sha1', `chinad/${seed}/${day}/${index}`);
     const tlds = ['com', 'org', 'net', 'biz', 'info', 'ru', 'cn'];
@@ -43,7 +43,7 @@ const murofet: DgaFamily = {
   kind: 'hash',
   structure: 'tld',
   description:
-    'Murofet/Licat, a Zeus offshoot (Bader, "The DGA of Murofet"; DGArchive): MD5 of date and counter, each byte mapped to letters, 32..48 letters, .biz/.info/.org/.net/.com/.ru.',
+    'Murofet/Licat, a Zeus offshoot (J. Bader, Murofet write-up; DGArchive): MD5 of date and counter, each byte mapped to letters, 32..48 letters, .biz/.info/.org/.net/.com/.ru.',
   domain(seed, day, index) {
     const a = digest('md5', `murofet:${seed}:${isoDate(day)}:${index}`);
     const b = digest('md5', a);
@@ -66,7 +66,7 @@ const dyre: DgaFamily = {
   kind: 'hex',
   structure: 'tld',
   description:
-    'Dyre/Dyreza (Akamai/Nominum DGA notes; Bader, "The DGA of Dyre"): a counter letter plus 33 hex digits of SHA-256 of date and counter, .cc/.ws/.to/.in/.hk/.cn/.tk/.so.',
+    'Dyre/Dyreza (Nominum/Akamai, "A Death Match of Domain Generation Algorithms", 2017): a counter letter plus 33 hex digits of SHA-256 of date and counter, .cc/.ws/.to/.in/.hk/.cn/.tk/.so.',
   domain(seed, day, index) {
     const hex = digest('sha256', `dyre:${seed}:${isoDate(day)}:${index}`).toString('hex');
     const tlds = ['cc', 'ws', 'to', 'in', 'hk', 'cn', 'tk', 'so'];

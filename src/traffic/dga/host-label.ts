@@ -15,7 +15,7 @@ const beebone: DgaFamily = {
   kind: 'wordlist',
   structure: 'host-label',
   description:
-    'Beebone/Changeup (DGArchive; Europol/FBI 2015 takedown notes): "ns1." in front of an embedded word and a counter, e.g. ns1.<word><n>.biz, under five gTLDs.',
+    'Beebone/Changeup (modelled on DGArchive beebone samples, 2015 takedown): "ns1." in front of an embedded word and a counter, e.g. ns1.<word><n>.biz, under five gTLDs.',
   domain(seed, day, index) {
     const words = vocabulary(`beebone:${seed}`, seededRandom(`beebone-words:${seed}`), 40);
     const r = rng('beebone', seed, Math.floor(day / 7), index);
