@@ -18,7 +18,7 @@ const names = [
 ].map((l) => (JSON.parse(l.line) as { domain_name: string }).domain_name);
 
 const pool = new ThreadPool({ module: DGA_SCORE_TASK_MODULE, size: 1 });
-console.log(`model: ${model.trees.length} trees; names from the traffic generator`);
+console.log(`model: ${model.file.classifier.trees.length} trees; names from the traffic generator`);
 console.log('batch size | inline ms/batch | pool ms/batch | inline names/s');
 for (const size of [10, 100, 1000, 2000]) {
   const batch = names.slice(0, size);

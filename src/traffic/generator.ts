@@ -27,6 +27,11 @@ export interface TrafficOptions {
   readonly format?: 'heidgaf' | 'v2';
   /** Share of benign lookups answered NXDOMAIN (typos, stale names); default 0.03. */
   readonly nxdomainShare?: number;
+  /**
+   * The names benign hosts look up, most popular first (Zipf-distributed); default the popular
+   * mail and web domains with web, mail and CDN host labels. Given names are looked up as they are.
+   */
+  readonly benignNames?: readonly string[];
 }
 
 /** One generated log line and when it happens. */
@@ -63,7 +68,8 @@ export function generateTraffic(o: TrafficOptions): Traffic {
     tunnel: o.tunnel ?? true,
     hostsPerSubnet: o.hostsPerSubnet ?? 16,
   });
-  const popular = popularDomains();
+  const popular = o.benignNames ?? popularDomains();
+  const asIs = o.benignNames !== undefined;
   const zipf = zipfSampler(popular.length);
   const nxShare = o.nxdomainShare ?? 0.03;
   const format = o.format ?? 'heidgaf';
@@ -83,7 +89,7 @@ export function generateTraffic(o: TrafficOptions): Traffic {
           events.push({
             at: t0 + r.int(0, 999),
             ip: host.ip,
-            fields: benignLookup(r, popular, zipf, nxShare),
+            fields: benignLookup(r, popular, zipf, nxShare, asIs),
           });
         if (host.role === 'dga' && second >= (nextBurst[i] ?? 0)) {
           const family = dgaFamily(host.family);
@@ -148,11 +154,14 @@ function benignLookup(
   popular: readonly string[],
   zipf: (r: Random) => number,
   nxShare: number,
+  asIs: boolean,
 ): Record<string, string> {
   const domain = popular[zipf(r)] ?? 'example.com';
-  if (!r.chance(nxShare)) return lookup(r, benignHostname(r, domain), false);
+  // Drawn where it is used, so the default traffic's random sequence stays what it was.
+  const host = (): string => (asIs ? domain : benignHostname(r, domain));
+  if (!r.chance(nxShare)) return lookup(r, host(), false);
   const kind = r.next();
-  if (kind < 0.45) return lookup(r, `${benignHostname(r, domain)}.${SEARCH_SUFFIX}`, true);
+  if (kind < 0.45) return lookup(r, `${host()}.${SEARCH_SUFFIX}`, true);
   if (kind < 0.9)
     return lookup(r, `${r.pick(INTERNAL_NAMES)}.${r.chance(0.5) ? SEARCH_SUFFIX : domain}`, true);
   return lookup(r, typo(r, domain), true);

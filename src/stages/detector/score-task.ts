@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { domainFeatures } from './features.ts';
-import { gbtProbability, type GbtModel } from './model/gbt.ts';
+import { scoreNames, type DgaModel } from './model/dga-model.ts';
 import { modelFromBytes } from './model/model-file.ts';
 
 /** What the detector hands to a scoring thread: the model (by file and checksum) and the names. */
@@ -11,11 +10,11 @@ export interface ScoreTask {
 }
 
 /** Malicious probability of each name: features, then the tree ensemble. */
-export function scoreDomains(model: GbtModel, domains: readonly string[]): number[] {
-  return domains.map((d) => gbtProbability(model, domainFeatures(d)));
+export function scoreDomains(model: DgaModel, domains: readonly string[]): number[] {
+  return scoreNames(model, domains);
 }
 
-const models = new Map<string, GbtModel>();
+const models = new Map<string, DgaModel>();
 
 /**
  * The ThreadPool task (default export): each thread loads and checks the model once, then scores

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { FEATURE_NAMES } from '../features.ts';
-import { parseGbtModel, type GbtModel } from './gbt.ts';
+import { parseDgaModel, type DgaModel, type DgaModelFile } from './dga-model.ts';
 
 /** The model file's SHA-256 differs from the configured `checksum`: the stage must not start. */
 export class ModelChecksumError extends Error {
@@ -16,7 +15,7 @@ export class ModelChecksumError extends Error {
 }
 
 /** One JSON text per model, so that the same model always has the same checksum. */
-export function serializeModel(model: GbtModel): string {
+export function serializeModel(model: DgaModelFile): string {
   return `${JSON.stringify(model)}\n`;
 }
 
@@ -26,21 +25,17 @@ export function sha256Hex(bytes: Buffer | string): string {
 
 /**
  * Reads a model file, checks its SHA-256 against `checksum` before parsing anything, validates it
- * and checks that it was trained on this code's 44 features in this order.
+ * and checks that it was trained on the features this code computes, in this order.
  *
  * @throws {@link ModelChecksumError} naming both digests when the file is not the configured one.
  */
-export async function loadDgaModel(path: string, checksum: string): Promise<GbtModel> {
+export async function loadDgaModel(path: string, checksum: string): Promise<DgaModel> {
   const bytes = await readFile(path);
   return modelFromBytes(path, bytes, checksum);
 }
 
-export function modelFromBytes(path: string, bytes: Buffer, checksum: string): GbtModel {
+export function modelFromBytes(path: string, bytes: Buffer, checksum: string): DgaModel {
   const actual = sha256Hex(bytes);
   if (actual !== checksum.toLowerCase()) throw new ModelChecksumError(path, checksum.toLowerCase(), actual);
-  const model = parseGbtModel(JSON.parse(bytes.toString('utf8')));
-  const same =
-    model.features.length === FEATURE_NAMES.length && model.features.every((f, i) => f === FEATURE_NAMES[i]);
-  if (!same) throw new Error(`model file ${path} was trained on other features than this detector computes`);
-  return model;
+  return parseDgaModel(JSON.parse(bytes.toString('utf8')), path);
 }

@@ -1,92 +1,101 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  FEATURE_NAMES,
-  domainFeatures,
-  nameParts,
-  shannonEntropy,
-} from '../../../../src/stages/detector/features.ts';
+import { nameParts, shannonEntropy } from '../../../../src/stages/detector/features.ts';
+import { ngramScore, wordCover } from '../../../../src/stages/detector/dga-features/label-stats.ts';
+import { trigramModel } from '../../../../src/stages/detector/dga-features/lexicon.ts';
+import { SUFFIX_KIND, splitName } from '../../../../src/stages/detector/dga-features/name-split.ts';
+import { FEATURE_NAMES, domainFeatures } from '../../../../src/stages/detector/dga-features/vector.ts';
+import { WordTrie } from '../../../../src/stages/detector/dga-features/word-trie.ts';
 
+const lexicon = {
+  trigram: trigramModel([
+    'house',
+    'mouse',
+    'horse',
+    'garden',
+    'green',
+    'server',
+    'home',
+    'mail',
+    'www',
+    'web',
+  ]),
+  words: new WordTrie(['home', 'garden', 'server', 'green', 'house', 'mail']),
+};
 const feature = (values: Float64Array, name: string): number => {
   const i = FEATURE_NAMES.indexOf(name);
   assert.ok(i >= 0, `no feature ${name}`);
   return values[i] ?? NaN;
 };
-const close = (actual: number, expected: number, name: string) =>
-  assert.ok(Math.abs(actual - expected) < 1e-12, `${name}: ${actual} != ${expected}`);
 
-test('there are 44 features with distinct names', () => {
-  assert.equal(FEATURE_NAMES.length, 44);
-  assert.equal(new Set(FEATURE_NAMES).size, 44);
-  assert.equal(domainFeatures('example.com').length, 44);
+test('feature names are distinct and every name gets one value per feature', () => {
+  assert.equal(new Set(FEATURE_NAMES).size, FEATURE_NAMES.length);
+  assert.equal(domainFeatures('example.com', lexicon).length, FEATURE_NAMES.length);
 });
 
-test('name parts come from the public suffix list, not from the last two labels', () => {
+test('the registrable label is split with the private section: a dynamic-DNS customer label is scored', () => {
+  assert.deepEqual(splitName('x7fk2q.ddns.net'), {
+    name: 'x7fk2q.ddns.net',
+    registrable: 'x7fk2q',
+    subdomains: [],
+    suffix: 'ddns.net',
+    suffixKind: SUFFIX_KIND.customerNamed,
+  });
+  // Not in the list: a dynamic-DNS parent of our own table.
+  assert.equal(splitName('abcdef.yi.org').registrable, 'abcdef');
+  assert.equal(splitName('abcdef.yi.org').suffixKind, SUFFIX_KIND.customerNamed);
+  // The provider assigns the label: randomness is normal there.
+  assert.equal(splitName('d111111abcdef8.cloudfront.net').suffixKind, SUFFIX_KIND.providerAssigned);
+  assert.equal(splitName('www.Example.CO.UK.').registrable, 'example');
+  assert.deepEqual(splitName('www.example.co.uk').subdomains, ['www']);
+  // A name that is itself a suffix (wildcard entry): its first label.
+  assert.equal(splitName('ec2-1-2-3-4.compute-1.amazonaws.com').registrable, 'ec2-1-2-3-4');
+});
+
+test('a host label in front does not change the registrable label statistics', () => {
+  const bare = domainFeatures('xkqzvwtp.com', lexicon);
+  const www = domainFeatures('www.xkqzvwtp.com', lexicon);
+  for (const name of FEATURE_NAMES.filter((n) => n.startsWith('registrable_')))
+    assert.equal(feature(www, name), feature(bare, name), name);
+  assert.equal(feature(www, 'subdomain_length'), 3);
+  assert.equal(feature(bare, 'subdomain_length'), 0);
+});
+
+test('the least word-like subdomain label is the one measured', () => {
+  const f = domainFeatures('www.q9zx7k.mail.example.com', lexicon);
+  assert.equal(feature(f, 'subdomain_length'), 6);
+  assert.equal(feature(f, 'subdomain_depth'), 3);
+});
+
+test('word cover: most letters covered, then fewest words, with the words mean rarity', () => {
+  const [coverage, words, rarity] = wordCover('homegarden', lexicon);
+  assert.equal(coverage, 1);
+  assert.equal(words, 2);
+  // ranks 0 and 1 of 6 words: rarity log(rank + 1) / log(6)
+  assert.ok(Math.abs(rarity - (0 + Math.log(2) / Math.log(6)) / 2) < 1e-6);
+  assert.deepEqual(wordCover('qqqq', lexicon), [0, 0, 1]);
+  assert.equal(wordCover('xxhomexx', lexicon)[0], 0.5);
+});
+
+test('letter trigrams of benign text score higher than letters no word writes', () => {
+  assert.ok(ngramScore('house', lexicon)[0] > ngramScore('xqzvk', lexicon)[0]);
+  assert.ok(ngramScore('house', lexicon)[1] > ngramScore('hxqse', lexicon)[1], 'the least likely trigram');
+});
+
+test('label statistics: digits, alternation and hex', () => {
+  const f = domainFeatures('a1b2c3d4e5.com', lexicon);
+  assert.equal(feature(f, 'registrable_digit_ratio'), 0.5);
+  assert.equal(feature(f, 'registrable_class_switches'), 9 / 10);
+  assert.equal(feature(f, 'registrable_is_hex'), 1);
+  assert.equal(feature(domainFeatures('my-site.org', lexicon), 'registrable_symbol_count'), 1);
+});
+
+test('Domainator helpers: name parts from the ICANN list and entropy', () => {
   assert.deepEqual(nameParts('a.b.Example.CO.UK.'), {
     name: 'a.b.example.co.uk',
     thirdLevel: 'a.b',
     secondLevel: 'example',
   });
-  assert.deepEqual(nameParts('example.com'), { name: 'example.com', thirdLevel: '', secondLevel: 'example' });
-  assert.deepEqual(nameParts('co.uk'), { name: 'co.uk', thirdLevel: '', secondLevel: '' });
-});
-
-test('entropy of a string: bits per character of its character distribution', () => {
-  assert.equal(shannonEntropy(''), 0);
-  assert.equal(shannonEntropy('aaaa'), 0);
   assert.equal(shannonEntropy('abab'), 1);
-  assert.equal(shannonEntropy('abcd'), 2);
-});
-
-test('www.Ex4mple.co.uk. has the hand-computed 44 features', () => {
-  // name "www.ex4mple.co.uk": 17 characters, 13 letters, 1 digit, 3 dots; labels www|ex4mple|co|uk.
-  const f = domainFeatures('www.Ex4mple.co.uk.');
-  assert.equal(feature(f, 'label_count'), 4);
-  assert.equal(feature(f, 'label_max_length'), 7);
-  assert.equal(feature(f, 'name_length'), 17);
-  const letters: Record<string, number> = { w: 3, e: 2, x: 1, m: 1, p: 1, l: 1, c: 1, o: 1, u: 1, k: 1 };
-  for (const ch of 'abcdefghijklmnopqrstuvwxyz')
-    close(feature(f, `freq_${ch}`), (letters[ch] ?? 0) / 17, `freq_${ch}`);
-  // third level "www"
-  assert.deepEqual(
-    ['present', 'letter_ratio', 'digit_ratio', 'symbol_ratio'].map((k) => feature(f, `third_level_${k}`)),
-    [1, 1, 0, 0],
-  );
-  // second level "ex4mple": 6 letters, 1 digit of 7
-  close(feature(f, 'second_level_present'), 1, 'second_level_present');
-  close(feature(f, 'second_level_letter_ratio'), 6 / 7, 'second_level_letter_ratio');
-  close(feature(f, 'second_level_digit_ratio'), 1 / 7, 'second_level_digit_ratio');
-  close(feature(f, 'second_level_symbol_ratio'), 0, 'second_level_symbol_ratio');
-  // whole name: 13 letters, 1 digit, 3 dots of 17
-  close(feature(f, 'fqdn_present'), 1, 'fqdn_present');
-  close(feature(f, 'fqdn_letter_ratio'), 13 / 17, 'fqdn_letter_ratio');
-  close(feature(f, 'fqdn_digit_ratio'), 1 / 17, 'fqdn_digit_ratio');
-  close(feature(f, 'fqdn_symbol_ratio'), 3 / 17, 'fqdn_symbol_ratio');
-  // entropies: "www" 0; "ex4mple" e twice, five others once;
-  // whole name w 3, . 3, e 2, nine characters once.
-  close(feature(f, 'third_level_entropy'), 0, 'third_level_entropy');
-  close(
-    feature(f, 'second_level_entropy'),
-    (2 / 7) * Math.log2(7 / 2) + 5 * (1 / 7) * Math.log2(7),
-    'second_level_entropy',
-  );
-  close(
-    feature(f, 'fqdn_entropy'),
-    2 * (3 / 17) * Math.log2(17 / 3) + (2 / 17) * Math.log2(17 / 2) + 9 * (1 / 17) * Math.log2(17),
-    'fqdn_entropy',
-  );
-});
-
-test('a registered domain without subdomain has an absent third level (all zero)', () => {
-  const f = domainFeatures('google.com');
-  for (const k of ['present', 'letter_ratio', 'digit_ratio', 'symbol_ratio', 'entropy'])
-    assert.equal(feature(f, `third_level_${k}`), 0, k);
-  assert.equal(feature(f, 'second_level_letter_ratio'), 1);
-  assert.equal(feature(f, 'second_level_entropy'), shannonEntropy('google'));
-});
-
-test('a hyphen counts as a symbol in the second-level label', () => {
-  const f = domainFeatures('my-site.org');
-  close(feature(f, 'second_level_symbol_ratio'), 1 / 7, 'second_level_symbol_ratio');
-  close(feature(f, 'fqdn_symbol_ratio'), 2 / 11, 'fqdn_symbol_ratio');
+  assert.equal(shannonEntropy(''), 0);
 });

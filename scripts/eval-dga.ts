@@ -1,0 +1,207 @@
+/**
+ * `npm run eval:dga [-- --quick --no-rf --out docs/dga-evaluation.md]`: judges the DGA detector on
+ * families and benign sources it never saw (leave-family-out, leave-source-out), at the threshold
+ * whose false-positive rate on held-out real benign names is within budget; the host-level run, the
+ * random-forest anchor, scoring speed, and the tunnelling detector's evaluation. Prints the report
+ * and writes it with its two charts.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { scoreNames } from '../src/stages/detector/model/dga-model.ts';
+import { BENIGN_SOURCES } from '../src/traffic/benign/index.ts';
+import { DGA_FAMILIES } from '../src/traffic/dga-families.ts';
+import { seededRandom } from '../src/traffic/random.ts';
+import { crossValidate, type CrossValidation } from './dga/cross-validate.ts';
+import { DEFAULT_DATASET, benignSamples, maliciousSamples } from './dga/dataset.ts';
+import { hostLevel, type HostLevelResult } from './dga/host-level.ts';
+import { renderReport } from './dga/report.ts';
+import { summarise, type Summary } from './dga/summary.ts';
+import { barsSvg, rocSvg } from './dga/svg.ts';
+import { featuresOf, DGA_GBT_OPTIONS } from './dga/train-model.ts';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    'no-rf': { type: 'boolean', default: false },
+    out: { type: 'string', default: 'docs/dga-evaluation.md' },
+    seed: { type: 'string', default: String(DEFAULT_DATASET.seed) },
+    'fpr-budget': { type: 'string', default: '0.003' },
+    'min-warnings': { type: 'string', default: '3' },
+    'window-seconds': { type: 'string', default: '300' },
+  },
+});
+const quick = values.quick === true;
+const seed = Number(values.seed);
+const fprBudget = Number(values['fpr-budget']);
+const folds = 5;
+const log = (line: string): void => console.error(line);
+
+const perFamily = quick ? 150 : DEFAULT_DATASET.perFamily;
+const perSource = quick ? 600 : DEFAULT_DATASET.perSource;
+const samples = [...benignSamples(seed, perSource), ...maliciousSamples(seed, perFamily)];
+const options = quick ? { ...DGA_GBT_OPTIONS, rounds: 40 } : DGA_GBT_OPTIONS;
+log(`${samples.length} names; ${folds} folds; ${options.rounds} rounds per model`);
+const cv = crossValidate(samples, { folds, seed, options, log });
+
+const structureOf = (family: string): string => DGA_FAMILIES.find((f) => f.name === family)?.structure ?? '';
+const originOf = (source: string): string => BENIGN_SOURCES.find((s) => s.name === source)?.origin ?? '';
+const ours = summarise(cv, { fprBudget, structureOf, originOf });
+
+/** The random forest on the same features and folds, by `bench/dga-rf/run.sh` (scikit-learn from PyPI). */
+function forestSummary(c: CrossValidation): Summary | undefined {
+  const dir = mkdtempSync(join(tmpdir(), 'dga-rf-'));
+  const csv = (rows: Float64Array[], labels: number[]): string =>
+    `label,${Array.from(rows[0] ?? [], (_, i) => `f${i}`).join(',')}\n${rows
+      .map((r, i) => `${labels[i] ?? 0},${Array.from(r, (v) => +v.toFixed(6)).join(',')}`)
+      .join('\n')}\n`;
+  for (let k = 0; k < c.folds; k += 1) {
+    const model = c.models[k];
+    const train = c.trainSets[k];
+    if (!model || !train) continue;
+    const test = c.heldOut.filter((h) => h.fold === k).map((h) => h.sample);
+    writeFileSync(
+      join(dir, `fold-${k}-train.csv`),
+      csv(
+        featuresOf(model, train),
+        train.map((s) => s.malicious),
+      ),
+    );
+    writeFileSync(
+      join(dir, `fold-${k}-test.csv`),
+      csv(
+        featuresOf(model, test),
+        test.map((s) => s.malicious),
+      ),
+    );
+  }
+  try {
+    execFileSync('bash', ['bench/dga-rf/run.sh', dir], { stdio: ['ignore', 'inherit', 'inherit'] });
+  } catch (e) {
+    log(`random-forest anchor skipped: ${(e as Error).message}`);
+    return undefined;
+  }
+  const heldOut = cv.heldOut.map((h) => ({ ...h }));
+  for (let k = 0; k < c.folds; k += 1) {
+    const scores = readFileSync(join(dir, `fold-${k}-rf.csv`), 'utf8')
+      .trim()
+      .split('\n')
+      .map(Number);
+    heldOut
+      .filter((h) => h.fold === k)
+      .forEach((h, i) => Object.assign(h, { score: scores[i] ?? 0, wwwScore: 0 }));
+  }
+  return summarise({ heldOut }, { fprBudget, structureOf, originOf });
+}
+const forest = values['no-rf'] ? undefined : forestSummary(cv);
+
+/** Host level: every fold's families on infected hosts, benign hosts on that fold's held-out sources. */
+function hostLevelAll(): HostLevelResult {
+  const total = {
+    infected: 0,
+    infectedFound: 0,
+    missed: [] as string[],
+    benignHosts: 0,
+    benignAccused: 0,
+    hostHours: 0,
+    accusedNames: [] as string[],
+    lines: 0,
+  };
+  for (let k = 0; k < folds; k += 1) {
+    const model = cv.models[k];
+    if (!model) continue;
+    const families = [...cv.familyFold].filter(([, f]) => f === k).map(([name]) => name);
+    const sources = [...cv.sourceFold].filter(([, f]) => f === k).map(([name]) => name);
+    const random = seededRandom(seed + k);
+    const names = BENIGN_SOURCES.filter((s) => sources.includes(s.name)).flatMap((s) =>
+      s.names(seed + 7, 3000),
+    );
+    for (let i = names.length - 1; i > 0; i -= 1) {
+      const j = random.int(0, i);
+      [names[i], names[j]] = [names[j] as string, names[i] as string];
+    }
+    const r = hostLevel({
+      seed: seed + k,
+      families,
+      benignHosts: quick ? 200 : 2000,
+      hours: quick ? 0.25 : 1,
+      perHostRate: 0.2,
+      benignNames: names,
+      score: (n) => scoreNames(model, n),
+      threshold: ours.threshold,
+      minWarnings: Number(values['min-warnings']),
+      windowSeconds: Number(values['window-seconds']),
+    });
+    total.infected += r.infected;
+    total.infectedFound += r.infectedFound;
+    total.missed.push(...r.missed);
+    total.benignHosts += r.benignHosts;
+    total.benignAccused += r.benignAccused;
+    total.hostHours += r.hostHours;
+    total.accusedNames.push(...r.accusedNames);
+    total.lines += r.lines;
+    log(
+      `host level, fold ${k + 1}: ${r.infectedFound}/${r.infected} infected found, ${r.benignAccused}/${r.benignHosts} benign accused`,
+    );
+  }
+  return total;
+}
+const hostResult = hostLevelAll();
+
+/** Names per second on this thread: features and trees, as the detector's scoring thread runs them. */
+function speed(): { namesPerSecond: number; names: number } {
+  const model = cv.models[0];
+  const names = samples.slice(0, 20_000).map((s) => s.domain);
+  if (!model) return { namesPerSecond: 0, names: 0 };
+  scoreNames(model, names);
+  const t0 = performance.now();
+  scoreNames(model, names);
+  scoreNames(model, names);
+  return { namesPerSecond: (2 * names.length * 1000) / (performance.now() - t0), names: names.length };
+}
+
+const report = renderReport({
+  command: `npm run eval:dga${quick ? ' -- --quick' : ''}`,
+  dataset: {
+    benign: samples.filter((s) => s.malicious === 0).length,
+    malicious: samples.filter((s) => s.malicious === 1).length,
+    families: DGA_FAMILIES.length,
+    sources: BENIGN_SOURCES.length,
+    folds,
+  },
+  ours,
+  ...(forest ? { forest } : {}),
+  hostLevel: {
+    result: hostResult,
+    minWarnings: Number(values['min-warnings']),
+    windowSeconds: Number(values['window-seconds']),
+  },
+  speed: speed(),
+  sourceDescriptions: new Map(BENIGN_SOURCES.map((s) => [s.name, `${s.origin}: ${s.description}`])),
+});
+console.log(report);
+const out = values.out;
+mkdirSync(join(dirname(out), 'img'), { recursive: true });
+writeFileSync(out, report);
+writeFileSync(
+  join(dirname(out), 'img', 'dga-roc.svg'),
+  rocSvg(
+    [
+      { label: `boosted trees (AUC ${ours.roc.auc.toFixed(4)})`, points: ours.roc.curve },
+      ...(forest
+        ? [{ label: `random forest (AUC ${forest.roc.auc.toFixed(4)})`, points: forest.roc.curve }]
+        : []),
+    ],
+    { fpr: ours.pooled.realFpr, tpr: ours.meanRecall.all, label: `threshold ${ours.threshold.toFixed(3)}` },
+  ),
+);
+writeFileSync(
+  join(dirname(out), 'img', 'dga-family-recall.svg'),
+  barsSvg(
+    ours.families.map((f) => ({ label: `${f.family} (${f.kind})`, value: f.recall })),
+    0.95,
+  ),
+);
+log(`report written to ${out}`);
