@@ -29,6 +29,12 @@ export {
 export type { EnsembleName, MultivariateModelName, UnivariateModelName } from './inspector-models.ts';
 export type { LogField, LogFieldType } from './log-line-format.ts';
 export { GENERIC_ALERTER } from './pipeline-schema.ts';
+export {
+  DEFAULT_WARNING_LATENESS_SECONDS,
+  DEFAULT_WARNING_WINDOW_SECONDS,
+  warningWindowSettings,
+  type WarningWindowSettings,
+} from './warning-window.ts';
 export { hamstringConfigSchema } from './schema.ts';
 export type {
   AlertingConfig,

@@ -13,6 +13,12 @@ import {
   topicName,
 } from './value-schemas.ts';
 import { whenPositiveIntegers } from './refinements.ts';
+import {
+  DEFAULT_WARNING_LATENESS_SECONDS,
+  DEFAULT_WARNING_WINDOW_SECONDS,
+  MAX_WARNING_WINDOW_SECONDS,
+  minimumIdleTimeoutSeconds,
+} from './warning-window.ts';
 
 const ipv4PrefixLength = () => intBetween(0, 32);
 const ipv6PrefixLength = () => intBetween(0, 128);
@@ -150,10 +156,25 @@ const detectorSchema = z
     /** Score at or above which a request is a warning. */
     threshold: fraction(),
     /**
-     * Warnings a host needs in one suspicious batch to be alerted. 1 (the Python behaviour) alerts
-     * on a single mistyped name; DGA malware resolves dozens of names per burst.
+     * DGADetector: distinct names with a warning a host needs within one event-time window
+     * (`warning_window_seconds`) to be alerted. 1 (the Python behaviour) alerts on a single
+     * mistyped name; DGA malware resolves dozens of names per burst. The Domainator counts
+     * warnings per suspicious batch.
      */
     min_warnings: positiveInt().default(1),
+    /**
+     * DGADetector: length of the event-time window (the lines' own `ts`) the warnings are counted
+     * in; default 300 (src/config/warning-window.ts). Alerts do not depend on how fast the lines
+     * arrive or how they were batched.
+     */
+    warning_window_seconds: positiveInt(MAX_WARNING_WINDOW_SECONDS).optional(),
+    /** DGADetector: how far a host's lines may come out of event-time order; default 60. */
+    warning_lateness_seconds: intBetween(0, MAX_WARNING_WINDOW_SECONDS).optional(),
+    /**
+     * DGADetector: wall-clock seconds without a line after which a host's windows are dropped;
+     * default and least 2 x `warning_window_seconds` + `warning_lateness_seconds`.
+     */
+    warning_idle_timeout_seconds: positiveNumber().optional(),
     inspector_name: nonEmptyString(),
     /** Alerter names; alerts go to `<detector_to_alerter prefix>-<name>`. */
     produce_topics: produceTopicsSchema.default(['generic']),
@@ -161,6 +182,16 @@ const detectorSchema = z
     domainator: domainatorSchema.prefault({}),
   })
   .superRefine((detector, ctx) => {
+    const idle = detector.warning_idle_timeout_seconds;
+    const window = detector.warning_window_seconds ?? DEFAULT_WARNING_WINDOW_SECONDS;
+    const lateness = detector.warning_lateness_seconds ?? DEFAULT_WARNING_LATENESS_SECONDS;
+    if (idle !== undefined && idle < minimumIdleTimeoutSeconds(window, lateness))
+      addProblem(
+        ctx,
+        ['warning_idle_timeout_seconds'],
+        `number >= 2 x warning_window_seconds + warning_lateness_seconds (${minimumIdleTimeoutSeconds(window, lateness)})`,
+        idle,
+      );
     if (detector.detector_class_name !== 'DGADetector') return;
     if (detector.model === undefined)
       addProblem(ctx, ['model'], 'model name (detector_class_name is DGADetector)', undefined);

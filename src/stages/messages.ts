@@ -65,6 +65,13 @@ export interface Alert {
   readonly alert_timestamp: string;
   readonly suspicious_batch_id: string;
   readonly detector_name: string;
+  /**
+   * Not in the Python system: the event-time window (ISO-8601 UTC, end exclusive) whose warnings
+   * raised the alert (DGA detector). It names the alert: a window alerts once per host, and the
+   * alert id derives from it instead of the suspicious batch, which depends on arrival.
+   */
+  readonly window_start?: string;
+  readonly window_end?: string;
 }
 
 const logLineSchema = z.looseObject({
@@ -90,6 +97,8 @@ const alertSchema = z.strictObject({
   alert_timestamp: z.string(),
   suspicious_batch_id: z.string(),
   detector_name: z.string(),
+  window_start: z.iso.datetime().optional(),
+  window_end: z.iso.datetime().optional(),
 });
 
 export function encodeBatch(batch: Batch): string {

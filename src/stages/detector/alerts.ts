@@ -10,16 +10,19 @@ export function median(values: readonly number[]): number {
 }
 
 /**
- * Stable alert id: the same detector, suspicious batch, host and alerter always give the same id,
- * so every replay of a batch yields alerts that sinks recognise. The alerter is part of it because
- * two alerters may send differently adjusted versions of one detection.
+ * Stable alert id: the same detector, event-time window (or, for an alert without one, suspicious
+ * batch), host and alerter always give the same id, so every replay yields alerts that sinks
+ * recognise; with a window, also a replay at another speed or with other batches. The alerter is
+ * part of it because two alerters may send differently adjusted versions of one detection.
  */
 export function alertId(
-  alert: Pick<Alert, 'detector_name' | 'suspicious_batch_id' | 'src_ip'>,
+  alert: Pick<Alert, 'detector_name' | 'suspicious_batch_id' | 'src_ip' | 'window_start'>,
   alerter = 'generic',
 ): string {
+  const about =
+    alert.window_start === undefined ? alert.suspicious_batch_id : `window\u0000${alert.window_start}`;
   return createHash('sha256')
-    .update(`${alert.detector_name}\u0000${alert.suspicious_batch_id}\u0000${alert.src_ip}\u0000${alerter}`)
+    .update(`${alert.detector_name}\u0000${about}\u0000${alert.src_ip}\u0000${alerter}`)
     .digest('hex')
     .slice(0, 32);
 }

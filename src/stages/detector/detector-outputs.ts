@@ -4,7 +4,7 @@ import type { MonitoringRowBatch } from '../../monitoring/row-batch.ts';
 import type { TableName } from '../../monitoring/tables.ts';
 import type { RecordPosition, StageOutput } from '../../runtime/index.ts';
 import type { DetectorConfig } from '../../config/index.ts';
-import type { Batch } from '../messages.ts';
+import type { Alert, Batch } from '../messages.ts';
 import { alertsFor, domainOf, type ScoredLine } from './alerts.ts';
 
 /** Where a detector writes: its alerter topics and the monitoring topic prefix. */
@@ -50,14 +50,22 @@ export function detectorOutputs(o: {
   now: number;
   /** Where the monitoring rows go (the caller produces them once per call). */
   rows: MonitoringRowBatch;
+  /**
+   * The alerts this batch raises when the caller decided them (the DGA detector's event-time
+   * windows, whose warnings may come from earlier batches); default: `alertsFor` this batch's
+   * scored lines under `threshold` and `min_warnings`.
+   */
+  alerts?: readonly Alert[];
 }): StageOutput[] {
-  const alerts = alertsFor(o.scored, {
-    threshold: o.detector.threshold,
-    minWarnings: o.detector.min_warnings,
-    detectorName: o.detector.name,
-    suspiciousBatchId: o.batch.batch_id,
-    now: o.now,
-  });
+  const alerts =
+    o.alerts ??
+    alertsFor(o.scored, {
+      threshold: o.detector.threshold,
+      minWarnings: o.detector.min_warnings,
+      detectorName: o.detector.name,
+      suspiciousBatchId: o.batch.batch_id,
+      now: o.now,
+    });
   const flagged = new Set(alerts.flatMap((a) => a.result.map((w) => w.request.logline_id)));
   const lines = o.scored.map((s) => s.line);
   const events = o.rows;
@@ -86,11 +94,25 @@ export function detectorOutputs(o: {
     is_active: false,
     message_count: lines.length,
   });
+  const own = new Set<string>();
   for (const line of lines) {
+    own.add(line.logline_id);
     events.emit('logline_timestamps', o.source, {
       logline_id: line.logline_id,
       stage: DETECTOR_STAGE,
       status: flagged.has(line.logline_id) ? 'detected' : 'finished',
+      timestamp: o.now,
+      is_active: false,
+    });
+  }
+  // Warnings of earlier batches that this batch's alert carries: their lines finished with their
+  // own batch, and now every line of an alert is `detected` (the latest status wins).
+  for (const id of flagged) {
+    if (own.has(id)) continue;
+    events.emit('logline_timestamps', o.source, {
+      logline_id: id,
+      stage: DETECTOR_STAGE,
+      status: 'detected',
       timestamp: o.now,
       is_active: false,
     });

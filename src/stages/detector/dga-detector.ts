@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { MonitoringRowBatch } from '../../monitoring/row-batch.ts';
-import type { DetectorConfig } from '../../config/index.ts';
+import { warningWindowSettings, type DetectorConfig } from '../../config/index.ts';
 import {
   RecordError,
   type ProcessResult,
@@ -19,6 +19,12 @@ import {
 import type { GbtModel } from './model/gbt.ts';
 import { loadDgaModel } from './model/model-file.ts';
 import { scoreDomains, type ScoreTask } from './score-task.ts';
+import {
+  dropIdleHosts,
+  WARNING_WINDOWS_STORE,
+  windowAlerts,
+  type StoredHostWindows,
+} from './window-alerts.ts';
 
 export { DETECTOR_MONITORING_TABLES, DETECTOR_STAGE } from './detector-outputs.ts';
 
@@ -51,17 +57,26 @@ export async function createDgaDetector(o: DgaDetectorOptions): Promise<Stage> {
   return dgaDetectorStage({ ...o, model, modelPath, checksum });
 }
 
-/** The stage around an already loaded and checked model (tests and `createDgaDetector`). */
+/**
+ * The stage around an already loaded and checked model (tests and `createDgaDetector`). A host is
+ * alerted when its warnings reach `min_warnings` distinct names within one event-time window
+ * (`warning-window.ts`): the windows live per host in a state store, so warnings of earlier batches
+ * count, and they survive restarts and rebalances with the input offsets; a timer drops hosts idle
+ * for `warning_idle_timeout_seconds`.
+ */
 export function dgaDetectorStage(
   o: DgaDetectorOptions & { model: GbtModel; modelPath: string; checksum: string },
 ): Stage {
   const clock = o.clock ?? Date.now;
   const instanceName = o.instanceName ?? o.detector.name;
+  const windows = warningWindowSettings(o.detector);
   return {
     name: DETECTOR_STAGE,
     shortName: 'detector',
     inputTopics: [o.topics.input],
     outputTopics: detectorOutputTopics(o.topics),
+    stores: { [WARNING_WINDOWS_STORE]: {} },
+    timer: { intervalMs: Math.max(1000, Math.min(windows.idleTimeoutMs / 4, 60_000)) },
     async process(records, ctx): Promise<ProcessResult> {
       const outputs: StageOutput[] = [];
       const rows = new MonitoringRowBatch(o.topics.monitoringPrefix);
@@ -90,6 +105,14 @@ export function dgaDetectorStage(
         });
         const now = clock();
         try {
+          const store = ctx.state(record.partition).store<StoredHostWindows>(WARNING_WINDOWS_STORE);
+          const alerts = windowAlerts(store, scored, {
+            settings: windows,
+            threshold: o.detector.threshold,
+            detectorName: o.detector.name,
+            suspiciousBatchId: batch.batch_id,
+            now,
+          });
           outputs.push(
             ...detectorOutputs({
               source: record,
@@ -100,6 +123,7 @@ export function dgaDetectorStage(
               instanceName,
               now,
               rows,
+              alerts,
             }),
           );
         } catch (e) {
@@ -108,6 +132,14 @@ export function dgaDetectorStage(
       }
       outputs.push(...rows.outputs());
       return { outputs, failures };
+    },
+    onTimer(ctx): ProcessResult {
+      dropIdleHosts(
+        ctx.state.store<StoredHostWindows>(WARNING_WINDOWS_STORE),
+        ctx.now,
+        windows.idleTimeoutMs,
+      );
+      return { outputs: [] };
     },
   };
 }

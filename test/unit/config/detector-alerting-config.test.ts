@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { validateConfig } from '../../../src/config/index.ts';
+import {
+  DEFAULT_WARNING_LATENESS_SECONDS,
+  DEFAULT_WARNING_WINDOW_SECONDS,
+  validateConfig,
+  warningWindowSettings,
+} from '../../../src/config/index.ts';
 import { minimalCollectorAndPrefilter } from '../../support/minimal-pipeline.ts';
 import { configErrorOf, minimalConfig, withValue } from './helpers.ts';
 
@@ -48,5 +53,43 @@ test('min_window above max_window is an error naming the bound', () => {
   assert.match(
     error.format(),
     /pipeline\.data_analysis\[0\]\.domainator\.min_window: expected integer <= max_window \(10\), got 12/,
+  );
+});
+
+test('the warning window keys are optional; their defaults come from warningWindowSettings', () => {
+  const d = load({ detector_class_name: 'DomainatorDetector' }).pipeline.data_analysis[0]!;
+  assert.equal(d.warning_window_seconds, undefined);
+  assert.deepEqual(warningWindowSettings(d), {
+    minWarnings: 1,
+    windowMs: DEFAULT_WARNING_WINDOW_SECONDS * 1000,
+    latenessMs: DEFAULT_WARNING_LATENESS_SECONDS * 1000,
+    idleTimeoutMs: (2 * DEFAULT_WARNING_WINDOW_SECONDS + DEFAULT_WARNING_LATENESS_SECONDS) * 1000,
+  });
+  const set = load({
+    detector_class_name: 'DomainatorDetector',
+    warning_window_seconds: 60,
+    warning_lateness_seconds: 0,
+  }).pipeline.data_analysis[0]!;
+  assert.equal(warningWindowSettings(set).idleTimeoutMs, 120_000);
+});
+
+test('a bad warning window names the key and the expected value', () => {
+  const window = configErrorOf(() =>
+    load({ detector_class_name: 'DomainatorDetector', warning_window_seconds: 0 }),
+  );
+  assert.match(
+    window.format(),
+    /pipeline\.data_analysis\[0\]\.warning_window_seconds: expected integer between 1 and 86400, got 0/,
+  );
+  const idle = configErrorOf(() =>
+    load({
+      detector_class_name: 'DomainatorDetector',
+      warning_window_seconds: 100,
+      warning_idle_timeout_seconds: 30,
+    }),
+  );
+  assert.match(
+    idle.format(),
+    /pipeline\.data_analysis\[0\]\.warning_idle_timeout_seconds: expected number >= 2 x warning_window_seconds \+ warning_lateness_seconds \(260\), got 30/,
   );
 });

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { DetectorConfig } from '../../../../src/config/index.ts';
 import { ThreadPool } from '../../../../src/runtime/index.ts';
-import { median } from '../../../../src/stages/detector/alerts.ts';
+import { alertId, median } from '../../../../src/stages/detector/alerts.ts';
+import { WARNING_WINDOWS_STORE } from '../../../../src/stages/detector/window-alerts.ts';
 import { createDgaDetector } from '../../../../src/stages/detector/dga-detector.ts';
 import { FEATURE_NAMES } from '../../../../src/stages/detector/features.ts';
 import type { Alert } from '../../../../src/stages/messages.ts';
@@ -16,7 +17,8 @@ import {
   sha256Hex,
 } from '../../../../src/stages/detector/model/model-file.ts';
 import { DGA_SCORE_TASK_MODULE } from '../../../../src/stages/detector/score-task.ts';
-import { jsonRecord, stageContext } from '../../../support/stage-context.ts';
+import { MemoryState } from '../../../support/memory-state.ts';
+import { jsonRecord, stageContext, timerContext } from '../../../support/stage-context.ts';
 import { monitoringRows } from '../outputs.ts';
 
 // One split on name_length (feature 2): <= 20 characters scores sigmoid(-2), longer sigmoid(2).
@@ -210,4 +212,92 @@ test('scoring in the ThreadPool gives the same alerts as scoring inline', async 
   } finally {
     await pool.close();
   }
+});
+
+const timed = (id: string, ip: string, domain: string, ts: string) => ({ ...line(id, ip, domain), ts });
+const batchOf = (id: string, lines: ReturnType<typeof timed>[]) => ({
+  batch_tree_row_id: `row-${id}`,
+  batch_id: id,
+  begin_timestamp: lines[0]!.ts,
+  end_timestamp: lines[lines.length - 1]!.ts,
+  data: lines,
+});
+
+test('warnings of one host in earlier batches count: the window alerts once, in the batch that completes it', async () => {
+  const stage = await createDgaDetector({ detector: detectorConfig({ min_warnings: 3 }), topics });
+  const state = new MemoryState();
+  const first = batchOf('s1', [
+    timed('w1', '10.0.0.1', 'qwertzuiopasdfghjkl1.com', '2026-11-30T00:01:00.000000Z'),
+    timed('w2', '10.0.0.1', 'qwertzuiopasdfghjkl2.com', '2026-11-30T00:02:00.000000Z'),
+  ]);
+  const second = batchOf('s2', [
+    timed('b1', '10.0.0.1', 'a.com', '2026-11-30T00:03:00.000000Z'),
+    timed('w3', '10.0.0.1', 'qwertzuiopasdfghjkl3.com', '2026-11-30T00:04:00.000000Z'),
+  ]);
+  const third = batchOf('s3', [
+    timed('w4', '10.0.0.1', 'qwertzuiopasdfghjkl4.com', '2026-11-30T00:04:30.000000Z'),
+  ]);
+  const r1 = await stage.process([jsonRecord('in', 0, first)], stageContext(state));
+  const r2 = await stage.process([jsonRecord('in', 1, second)], stageContext(state));
+  const r3 = await stage.process([jsonRecord('in', 2, third)], stageContext(state));
+  assert.deepEqual(alertsOf(r1.outputs), []);
+  assert.deepEqual(alertsOf(r3.outputs), [], 'a later warning of the fired window does not alert again');
+  const [alert] = alertsOf(r2.outputs);
+  assert.deepEqual(
+    alert?.result.map((w) => w.request.logline_id),
+    ['w1', 'w2', 'w3'],
+  );
+  assert.equal(alert?.suspicious_batch_id, 's2');
+  assert.equal(alert?.window_start, '2026-11-30T00:00:00.000Z');
+  assert.equal(alert?.window_end, '2026-11-30T00:05:00.000Z');
+  // Every line of the alert is detected, those of the earlier batch too (a row of this batch).
+  assert.deepEqual(
+    monitoringRows(r2.outputs, 'logline_timestamps').map((r) => [r.logline_id, r.status, r.src_offset]),
+    [
+      ['b1', 'finished', 1],
+      ['w3', 'detected', 1],
+      ['w1', 'detected', 1],
+      ['w2', 'detected', 1],
+    ],
+  );
+});
+
+test('the alert id names the window, not the batch: the same lines batched otherwise give the same id', async () => {
+  const lines = [
+    timed('w1', '10.0.0.1', 'qwertzuiopasdfghjkl1.com', '2026-11-30T00:01:00.000000Z'),
+    timed('w2', '10.0.0.1', 'qwertzuiopasdfghjkl2.com', '2026-11-30T00:02:00.000000Z'),
+  ];
+  const detector = detectorConfig({ min_warnings: 2 });
+  const one = await createDgaDetector({ detector, topics });
+  const [whole] = alertsOf(
+    (await one.process([jsonRecord('in', 0, batchOf('all', lines))], stageContext())).outputs,
+  );
+  const two = await createDgaDetector({ detector, topics });
+  const state = new MemoryState();
+  await two.process([jsonRecord('in', 0, batchOf('p1', [lines[0]!]))], stageContext(state));
+  const [split] = alertsOf(
+    (await two.process([jsonRecord('in', 1, batchOf('p2', [lines[1]!]))], stageContext(state))).outputs,
+  );
+  assert.ok(whole && split);
+  assert.notEqual(whole.suspicious_batch_id, split.suspicious_batch_id);
+  assert.equal(alertId(whole), alertId(split));
+});
+
+test('the timer drops the windows of a host idle for warning_idle_timeout_seconds', async () => {
+  const stage = await createDgaDetector({
+    detector: detectorConfig({ min_warnings: 3, warning_idle_timeout_seconds: 700 }),
+    topics,
+    clock: () => 1_000,
+  });
+  const state = new MemoryState();
+  const one = batchOf('s1', [
+    timed('w1', '10.0.0.1', 'qwertzuiopasdfghjkl1.com', '2026-11-30T00:01:00.000000Z'),
+  ]);
+  await stage.process([jsonRecord('in', 0, one)], stageContext(state));
+  const store = () => state.partition(0).store(WARNING_WINDOWS_STORE);
+  assert.equal(store().size, 1);
+  await stage.onTimer?.(timerContext(state, 0, 1_000 + 700_000));
+  assert.equal(store().size, 1);
+  await stage.onTimer?.(timerContext(state, 0, 1_000 + 700_001));
+  assert.equal(store().size, 0);
 });

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  advanceWindows,
+  expireIdle,
+  type HostWindows,
+  type WindowAlert,
+  type WindowLine,
+  type WindowSettings,
+} from '../../../../src/stages/detector/warning-window.ts';
+
+const W = 300_000;
+const settings: WindowSettings = { threshold: 0.5, minWarnings: 3, windowMs: W, latenessMs: 60_000 };
+const T0 = 1_000 * W; // a window boundary
+
+let seq = 0;
+const warn = (host: string, name: string, atMs: number, score = 0.9): WindowLine<null> => ({
+  host,
+  id: `${host}/${name}/${atMs}/${seq++}`,
+  name,
+  atMs,
+  score,
+  payload: null,
+});
+const benign = (host: string, atMs: number) => warn(host, `ok${atMs}.com`, atMs, 0.1);
+
+/** Feeds the lines in the given batches through one state, returning every alert raised. */
+function run(batches: readonly (readonly WindowLine<null>[])[], s = settings, nowMs = 0) {
+  const state = new Map<string, HostWindows<null>>();
+  const alerts: WindowAlert<null>[] = [];
+  for (const batch of batches) {
+    const step = advanceWindows((h) => state.get(h), batch, s, nowMs);
+    for (const [host, next] of step.hosts)
+      if (next) state.set(host, next);
+      else state.delete(host);
+    alerts.push(...step.alerts);
+  }
+  return { alerts, state };
+}
+const keys = (alerts: readonly WindowAlert[]) => alerts.map((a) => `${a.host}@${a.window}`).sort();
+
+/** Every way to cut `lines` into consecutive batches of sizes 1..n (a sample: sizes 1, 2, 3, all). */
+function cuts<T>(lines: readonly T[]): T[][][] {
+  const out: T[][][] = [];
+  for (const size of [1, 2, 3, lines.length]) {
+    const batches: T[][] = [];
+    for (let i = 0; i < lines.length; i += size) batches.push(lines.slice(i, i + size));
+    out.push(batches);
+  }
+  return out;
+}
+
+test('a host with min_warnings distinct names within the window is alerted once, with every warning', () => {
+  const lines = [warn('h', 'a.com', T0 + 1), warn('h', 'b.com', T0 + 2), warn('h', 'c.com', T0 + 3)];
+  const { alerts } = run([lines]);
+  assert.deepEqual(keys(alerts), [`h@${T0 / W}`]);
+  assert.equal(alerts[0]?.startMs, T0);
+  assert.equal(alerts[0]?.endMs, T0 + W);
+  assert.deepEqual(
+    alerts[0]?.warnings.map((w) => w.name),
+    ['a.com', 'b.com', 'c.com'],
+  );
+});
+
+test('one name repeated is one warning: the same name (any case, trailing dot) never makes a burst', () => {
+  const lines = [warn('h', 'typo.com', T0), warn('h', 'TYPO.com', T0 + 1), warn('h', 'typo.com.', T0 + 2)];
+  assert.deepEqual(run([lines]).alerts, []);
+});
+
+test('warnings below the threshold or further apart than the window do not count', () => {
+  const spread = [warn('h', 'a.com', T0), warn('h', 'b.com', T0 + W), warn('h', 'c.com', T0 + 2 * W)];
+  assert.deepEqual(run([spread]).alerts, []);
+  const low = [warn('h', 'a.com', T0), warn('h', 'b.com', T0 + 1), warn('h', 'c.com', T0 + 2, 0.49)];
+  assert.deepEqual(run([low]).alerts, []);
+});
+
+test('the alert does not depend on how the lines were cut into batches', () => {
+  const lines = [
+    benign('h', T0 - 10),
+    warn('h', 'a.com', T0 + 10),
+    benign('g', T0 + 11),
+    warn('g', 'x.com', T0 + 12),
+    warn('h', 'b.com', T0 + 100_000),
+    benign('h', T0 + 150_000),
+    warn('h', 'c.com', T0 + 250_000),
+    warn('g', 'y.com', T0 + 260_000),
+  ];
+  const results = cuts(lines).map((batches) => keys(run(batches).alerts));
+  for (const r of results) assert.deepEqual(r, [`h@${T0 / W}`]);
+});
+
+test('order independence within the lateness: any order of a window`s warnings gives the same alert', () => {
+  const lines = [
+    warn('h', 'a.com', T0 + 1_000),
+    warn('h', 'b.com', T0 + 2_000),
+    warn('h', 'c.com', T0 + 3_000),
+  ];
+  const orders = [
+    [0, 1, 2],
+    [0, 2, 1],
+    [1, 0, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [2, 1, 0],
+  ];
+  for (const order of orders) {
+    const shuffled = order.map((i) => lines[i]!);
+    for (const batches of cuts(shuffled)) assert.deepEqual(keys(run(batches).alerts), [`h@${T0 / W}`]);
+  }
+});
+
+test('a burst straddling a window boundary is caught, and named by the window it starts in', () => {
+  const lines = [
+    warn('h', 'a.com', T0 + W - 2_000),
+    warn('h', 'b.com', T0 + W - 1_000),
+    warn('h', 'c.com', T0 + W + 1_000),
+  ];
+  for (const batches of cuts(lines)) {
+    const { alerts } = run(batches);
+    assert.deepEqual(keys(alerts), [`h@${T0 / W}`]);
+    assert.equal(alerts[0]?.warnings.length, 3, 'the warnings after the boundary belong to the alert');
+  }
+});
+
+test('a straddling burst raises a second alert only when its part after the boundary alone suffices', () => {
+  const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+  const lines = names.map((n, i) => warn('h', `${n}.com`, T0 + W - 3_000 + i * 1_000));
+  assert.deepEqual(keys(run([lines]).alerts), [`h@${T0 / W}`, `h@${T0 / W + 1}`]);
+});
+
+test('at most one alert per host and window, also when its warnings arrive in several batches', () => {
+  const batches = [
+    [warn('h', 'a.com', T0 + 1), warn('h', 'b.com', T0 + 2)],
+    [warn('h', 'c.com', T0 + 3)], // fires here
+    [warn('h', 'd.com', T0 + 4), warn('h', 'e.com', T0 + 5), warn('h', 'f.com', T0 + 6)],
+  ];
+  const state = new Map<string, HostWindows<null>>();
+  const perBatch = batches.map((batch) => {
+    const step = advanceWindows((h) => state.get(h), batch, settings, 0);
+    for (const [host, next] of step.hosts) if (next) state.set(host, next);
+    return step.alerts;
+  });
+  assert.deepEqual(
+    perBatch.map((a) => a.length),
+    [0, 1, 0],
+  );
+  assert.deepEqual(
+    perBatch[1]?.[0]?.warnings.map((w) => w.name),
+    ['a.com', 'b.com', 'c.com'],
+    'the alert carries the warnings of earlier batches',
+  );
+});
+
+test('a line seen twice counts once', () => {
+  const a = warn('h', 'a.com', T0 + 1);
+  const b = warn('h', 'b.com', T0 + 2);
+  assert.deepEqual(run([[a, b], [a, b], [{ ...a, name: 'z.com' }]]).alerts, []);
+});
+
+test('hosts are counted apart', () => {
+  const lines = [warn('h', 'a.com', T0), warn('g', 'b.com', T0 + 1), warn('h', 'c.com', T0 + 2)];
+  assert.deepEqual(run([lines]).alerts, []);
+});
+
+test('expiry: a window is dropped once the host`s watermark passes one window after it', () => {
+  const { state } = run([[warn('h', 'a.com', T0 + 1), warn('h', 'b.com', T0 + 2)]]);
+  assert.equal(state.get('h')?.warnings.length, 2);
+  // Watermark = newest line - lateness; window T0/W is final at watermark >= T0 + 2W.
+  const justBefore = advanceWindows((h) => state.get(h), [benign('h', T0 + 2 * W + 59_999)], settings, 0);
+  assert.equal(justBefore.hosts.get('h')?.warnings.length, 2);
+  const after = advanceWindows((h) => state.get(h), [benign('h', T0 + 2 * W + 60_000)], settings, 0);
+  assert.equal(after.hosts.get('h'), undefined, 'nothing left to keep');
+});
+
+test('expiry keeps a fired window until it is final, so a late warning of it does not alert again', () => {
+  const { state } = run([[warn('h', 'a.com', T0), warn('h', 'b.com', T0 + 1), warn('h', 'c.com', T0 + 2)]]);
+  assert.deepEqual(state.get('h')?.fired, [T0 / W]);
+  const again = advanceWindows(
+    (h) => state.get(h),
+    [warn('h', 'd.com', T0 + 3), warn('h', 'e.com', T0 + 4), warn('h', 'f.com', T0 + 5)],
+    settings,
+    0,
+  );
+  assert.deepEqual(again.alerts, []);
+});
+
+test('a warning older than the watermark (beyond the lateness) is late and ignored', () => {
+  const { state } = run([[benign('h', T0 + 2 * W), warn('h', 'a.com', T0 + 2 * W)]]);
+  const step = advanceWindows((h) => state.get(h), [warn('h', 'b.com', T0 + 2 * W - 60_001)], settings, 0);
+  assert.equal(step.late.length, 1);
+  const onTime = advanceWindows((h) => state.get(h), [warn('h', 'b.com', T0 + 2 * W - 60_000)], settings, 0);
+  assert.equal(onTime.late.length, 0);
+});
+
+test('within one batch a line is judged by the lines before it: one large batch accepts what small ones do', () => {
+  // An hour of one host in one batch: the early warnings are not late because of the batch's end.
+  const lines = [warn('h', 'a.com', T0), warn('h', 'b.com', T0 + 1), warn('h', 'c.com', T0 + 2)];
+  for (let m = 1; m <= 60; m += 1) lines.push(benign('h', T0 + m * 60_000));
+  assert.deepEqual(keys(run([lines]).alerts), [`h@${T0 / W}`]);
+});
+
+test('idle expiry: a host without lines for the idle timeout (wall clock) is dropped', () => {
+  const { state } = run([[warn('h', 'a.com', T0)]], settings, 1_000);
+  const h = state.get('h')!;
+  assert.equal(expireIdle(h, 1_000 + 660_000, 660_000), false);
+  assert.equal(expireIdle(h, 1_000 + 660_001, 660_000), true);
+});
