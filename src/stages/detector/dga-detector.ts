@@ -16,7 +16,7 @@ import {
   detectorOutputTopics,
   type DetectorTopics,
 } from './detector-outputs.ts';
-import type { GbtModel } from './model/gbt.ts';
+import type { DgaModel } from './model/dga-model.ts';
 import { loadDgaModel } from './model/model-file.ts';
 import { scoreDomains, type ScoreTask } from './score-task.ts';
 import {
@@ -65,7 +65,7 @@ export async function createDgaDetector(o: DgaDetectorOptions): Promise<Stage> {
  * for `warning_idle_timeout_seconds`.
  */
 export function dgaDetectorStage(
-  o: DgaDetectorOptions & { model: GbtModel; modelPath: string; checksum: string },
+  o: DgaDetectorOptions & { model: DgaModel; modelPath: string; checksum: string },
 ): Stage {
   const clock = o.clock ?? Date.now;
   const instanceName = o.instanceName ?? o.detector.name;

@@ -8,35 +8,28 @@ import { ThreadPool } from '../../../../src/runtime/index.ts';
 import { alertId, median } from '../../../../src/stages/detector/alerts.ts';
 import { WARNING_WINDOWS_STORE } from '../../../../src/stages/detector/window-alerts.ts';
 import { createDgaDetector } from '../../../../src/stages/detector/dga-detector.ts';
-import { FEATURE_NAMES } from '../../../../src/stages/detector/features.ts';
 import type { Alert } from '../../../../src/stages/messages.ts';
-import type { GbtModel } from '../../../../src/stages/detector/model/gbt.ts';
 import {
   ModelChecksumError,
   serializeModel,
   sha256Hex,
 } from '../../../../src/stages/detector/model/model-file.ts';
 import { DGA_SCORE_TASK_MODULE } from '../../../../src/stages/detector/score-task.ts';
+import { dgaModelFile } from '../../../support/dga-model.ts';
 import { MemoryState } from '../../../support/memory-state.ts';
 import { jsonRecord, stageContext, timerContext } from '../../../support/stage-context.ts';
 import { monitoringRows } from '../outputs.ts';
 
-// One split on name_length (feature 2): <= 20 characters scores sigmoid(-2), longer sigmoid(2).
+// One split on name_length (feature 1): <= 20 characters scores sigmoid(-2), longer sigmoid(2).
 const LOW = 1 / (1 + Math.exp(2));
 const HIGH = 1 / (1 + Math.exp(-2));
-const model: GbtModel = {
-  format: 'hamstring-gbt/1',
-  features: FEATURE_NAMES,
-  base_score: 0,
-  learning_rate: 1,
-  trees: [
-    [
-      [2, 20, 1, 2],
-      [-1, -2],
-      [-1, 2],
-    ],
+const model = dgaModelFile([
+  [
+    [1, 20, 1, 2],
+    [-1, -2],
+    [-1, 2],
   ],
-};
+]);
 const dir = mkdtempSync(join(tmpdir(), 'hamstring-detector-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const modelPath = join(dir, 'model.json');
