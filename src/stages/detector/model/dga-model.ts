@@ -51,13 +51,6 @@ export function parseDgaModel(json: unknown, path = 'model'): DgaModel {
   return { file, lexicon: lexiconOf(file.lexicon) };
 }
 
-/** One name's verdict: malicious probability, and the most likely kind of DGA with its share. */
-export interface NameScore {
-  readonly probability: number;
-  readonly kind?: string;
-  readonly kindConfidence?: number;
-}
-
 /** Malicious probability of each name. */
 export function scoreNames(model: DgaModel, names: readonly string[]): number[] {
   return names.map((name) => sigmoid(gbtMargin(model.file.classifier, domainFeatures(name, model.lexicon))));

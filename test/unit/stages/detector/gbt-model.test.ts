@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { FEATURE_NAMES } from '../../../../src/stages/detector/dga-features/vector.ts';
 import { gbtProbability, parseGbtModel, type GbtModel } from '../../../../src/stages/detector/model/gbt.ts';
 import { trainGbt } from '../../../../src/stages/detector/model/gbt-train.ts';
+import { attributeKind } from '../../../../src/stages/detector/model/dga-model.ts';
 import {
   modelFromBytes,
   serializeModel,
@@ -85,4 +86,18 @@ test('the committed model matches its checksum file and the shipped config, and 
   const model = modelFromBytes('models/dga-gbt.json', bytes, recorded ?? '');
   assert.deepEqual(model.file.features, FEATURE_NAMES);
   assert.ok(model.file.kinds.length >= 5, 'the shipped model attributes kinds of DGA');
+});
+
+test("the shipped model attributes a host's DGA names to their kind", () => {
+  const bytes = readFileSync('models/dga-gbt.json');
+  const model = modelFromBytes('models/dga-gbt.json', bytes, sha256Hex(bytes));
+  const hex = [
+    'f1eb0b9b3abc8b55035b2458010b4dae.info',
+    '02237cc6767d7e535b1b918ebf2ca8f6.info',
+    'd3b07384d113edec49eaa6238ad5ff00.org',
+  ];
+  assert.equal(attributeKind(model, hex)?.kind, 'hex');
+  const words = ['barefootknap.net', 'homologycrinums.net', 'pikakeemptysis.net', 'tergalpreed.net'];
+  assert.equal(attributeKind(model, words)?.kind, 'wordlist');
+  assert.equal(attributeKind(model, []), undefined);
 });
