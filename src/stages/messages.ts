@@ -72,6 +72,12 @@ export interface Alert {
    */
   readonly window_start?: string;
   readonly window_end?: string;
+  /**
+   * Not in the Python system: the kind of DGA the host's names look most like (`hash DGA`,
+   * `dictionary DGA`, ...) and the share of the model's kind votes it got, 0..1 (DGA detector).
+   */
+  readonly kind?: string;
+  readonly kind_confidence?: number;
 }
 
 const logLineSchema = z.looseObject({
@@ -99,6 +105,8 @@ const alertSchema = z.strictObject({
   detector_name: z.string(),
   window_start: z.iso.datetime().optional(),
   window_end: z.iso.datetime().optional(),
+  kind: z.string().optional(),
+  kind_confidence: z.number().min(0).max(1).optional(),
 });
 
 export function encodeBatch(batch: Batch): string {

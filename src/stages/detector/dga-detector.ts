@@ -16,6 +16,7 @@ import {
   detectorOutputTopics,
   type DetectorTopics,
 } from './detector-outputs.ts';
+import { withKind } from './attribution.ts';
 import type { DgaModel } from './model/dga-model.ts';
 import { loadDgaModel } from './model/model-file.ts';
 import { scoreDomains, type ScoreTask } from './score-task.ts';
@@ -106,13 +107,14 @@ export function dgaDetectorStage(
         const now = clock();
         try {
           const store = ctx.state(record.partition).store<StoredHostWindows>(WARNING_WINDOWS_STORE);
-          const alerts = windowAlerts(store, scored, {
+          const found = windowAlerts(store, scored, {
             settings: windows,
             threshold: o.detector.threshold,
             detectorName: o.detector.name,
             suspiciousBatchId: batch.batch_id,
             now,
           });
+          const alerts = found.map((alert) => withKind(alert, o.model));
           outputs.push(
             ...detectorOutputs({
               source: record,
