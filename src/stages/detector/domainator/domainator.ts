@@ -9,7 +9,7 @@ import {
   detectorOutputTopics,
   type DetectorTopics,
 } from '../detector-outputs.ts';
-import { nameParts } from '../features.ts';
+import { windowDomain } from './grouping.ts';
 import { tunnellingScore, windowFeatures } from './similarity.ts';
 
 /** One request in a window. */
@@ -42,16 +42,18 @@ export interface DomainatorOptions {
 
 /**
  * Adds a request to its window (dropping the oldest beyond `max_window`) and scores the window
- * once it holds `min_window` requests; the score belongs to the request that completed it.
+ * once it holds `min_window` requests; the score belongs to the request that completed it. Names
+ * without a window (see `windowDomain`: no subdomain, reverse DNS, block-list and reputation
+ * lookups) are not scored.
  */
 export function observe(
   store: KeyValueStore<DomainWindow>,
   line: { src_ip: string; domain_name: string; logline_id?: string },
   o: { minWindow: number; maxWindow: number; now: number },
 ): { score: number; window: string[] } | undefined {
-  const { name, thirdLevel } = nameParts(line.domain_name);
-  if (thirdLevel === '') return undefined;
-  const registrable = name.slice(thirdLevel.length + 1);
+  const parts = windowDomain(line.domain_name);
+  if (parts === undefined) return undefined;
+  const { registrable, subdomain: thirdLevel } = parts;
   const key = windowKey(registrable, line.src_ip);
   const window = store.get(key) ?? { entries: [], lastSeen: o.now };
   const entries = [
@@ -62,6 +64,17 @@ export function observe(
   if (entries.length < o.minWindow) return undefined;
   const subdomains = entries.map((e) => e.subdomain);
   return { score: tunnellingScore(windowFeatures(subdomains)), window: subdomains };
+}
+
+/** The timer's interval: often enough to drop idle windows soon after `idleMs`, at most once a minute. */
+export function expiryIntervalMs(idleMs: number): number {
+  return Math.max(1000, Math.min(idleMs, 60_000));
+}
+
+/** Drops the windows without a request for more than `idleMs` (what the timer does). */
+export function expireIdle(store: KeyValueStore<DomainWindow>, now: number, idleMs: number): void {
+  const idle = [...store.range()].filter(([, w]) => now - w.lastSeen > idleMs).map(([k]) => k);
+  for (const key of idle) store.delete(key);
 }
 
 /**
@@ -81,7 +94,7 @@ export function createDomainator(o: DomainatorOptions): Stage {
     inputTopics: [o.topics.input],
     outputTopics: detectorOutputTopics(o.topics),
     stores: { [WINDOWS_STORE]: {} },
-    timer: { intervalMs: Math.max(1000, Math.min(idleMs, 60_000)) },
+    timer: { intervalMs: expiryIntervalMs(idleMs) },
     process(records, ctx): ProcessResult {
       const outputs: StageOutput[] = [];
       const rows = new MonitoringRowBatch(o.topics.monitoringPrefix);
@@ -132,9 +145,7 @@ export function createDomainator(o: DomainatorOptions): Stage {
       return { outputs, failures };
     },
     onTimer(ctx): ProcessResult {
-      const store = ctx.state.store<DomainWindow>(WINDOWS_STORE);
-      const idle = [...store.range()].filter(([, w]) => ctx.now - w.lastSeen > idleMs).map(([k]) => k);
-      for (const key of idle) store.delete(key);
+      expireIdle(ctx.state.store<DomainWindow>(WINDOWS_STORE), ctx.now, idleMs);
       return { outputs: [] };
     },
   };

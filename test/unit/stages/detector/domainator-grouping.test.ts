@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { observe, type DomainWindow } from '../../../../src/stages/detector/domainator/domainator.ts';
+import { windowDomain } from '../../../../src/stages/detector/domainator/grouping.ts';
+import { MemoryStore } from '../../../support/memory-state.ts';
+
+test('a tunnel keeps its window under the registrable domain, private suffixes included', () => {
+  assert.deepEqual(windowDomain('Chunk.0.t.Files-Sync.co.uk.'), {
+    registrable: 'files-sync.co.uk',
+    subdomain: 'chunk.0.t',
+  });
+  assert.deepEqual(windowDomain('abc.x.duckdns.org'), { registrable: 'x.duckdns.org', subdomain: 'abc' });
+});
+
+test('cloud tenant names under private suffixes open no window of the provider', () => {
+  for (const name of [
+    'prod-assets-7.s3.us-west-2.amazonaws.com',
+    'internal-api-1234567890.us-east-1.elb.amazonaws.com',
+    'st7f3a9c2b1d4e.blob.core.windows.net',
+    'd1a2b3c4d5e6f7.cloudfront.net',
+    'ec2-54-1-2-3.compute-1.amazonaws.com',
+  ])
+    assert.equal(windowDomain(name), undefined, name);
+});
+
+test('reverse DNS, block lists and reputation lookups open no window', () => {
+  for (const name of [
+    '4.3.2.1.zen.spamhaus.org',
+    '0.0.0.0.1.0.0.4e.abcdefghijklmnopqrstuvwxyz.avqs.mcafee.com',
+    '0123456789abcdef0123.456789abcdef01234567.f.3.sxl.sophosxl.net',
+    '4.3.2.10.in-addr.arpa',
+    'b.a.9.8.7.6.5.0.4.0.0.0.3.0.0.0.2.0.0.0.1.0.0.0.0.0.0.0.1.2.3.4.ip6.arpa',
+  ])
+    assert.equal(windowDomain(name), undefined, name);
+  const store = new MemoryStore<DomainWindow>();
+  for (let i = 0; i < 5; i += 1)
+    assert.equal(
+      observe(
+        store,
+        { src_ip: '10.0.0.25', domain_name: `${i}.2.0.192.zen.spamhaus.org` },
+        { minWindow: 3, maxWindow: 10, now: i },
+      ),
+      undefined,
+    );
+  assert.equal(store.size, 0);
+});
