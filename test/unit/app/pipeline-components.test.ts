@@ -33,15 +33,18 @@ const stage = (name: string): Stage => ({
 });
 
 describe('pipeline components', () => {
-  test('the shipped config: one component of each kind, upstream first, the generic alerter', () => {
+  test('the shipped config: the DGA and the tunnel chain on one collector, upstream first, the generic alerter', () => {
     assert.deepEqual(
       pipelineComponents(shipped()).map((c) => `${c.kind}:${c.name}`),
       [
         'logserver:logserver',
         'collector:dga_collector',
         'prefilter:dga_prefilter',
+        'prefilter:tunnel_prefilter',
         'inspector:dga_inspector',
+        'inspector:tunnel_inspector',
         'detector:dga_detector',
+        'detector:domainator',
         'alerter:generic',
       ],
     );
@@ -50,7 +53,7 @@ describe('pipeline components', () => {
   test('--name picks a component; without it the only one; unknown and ambiguous names are named', () => {
     const config = twoCollectors();
     assert.equal(selectComponent(config, 'collector', 'edge_collector').name, 'edge_collector');
-    assert.equal(selectComponent(config, 'inspector', undefined).name, 'dga_inspector');
+    assert.equal(selectComponent(config, 'alerter', undefined).name, 'generic');
     assert.throws(
       () => selectComponent(config, 'collector', undefined),
       /2 collectors are configured \(dga_collector, edge_collector\): choose one with --name/,
@@ -65,14 +68,14 @@ describe('pipeline components', () => {
   test('a stage keeps its name when it is the only one of its kind, and takes the component in it otherwise', () => {
     const config = twoCollectors();
     const collector = selectComponent(config, 'collector', 'edge_collector');
-    const detector = selectComponent(config, 'detector', undefined);
+    const alerter = selectComponent(config, 'alerter', undefined);
     assert.equal(
       componentStage(config, collector, stage('log_collection.collector')).name,
       'log_collection.collector-edge_collector',
     );
     assert.equal(
-      componentStage(config, detector, stage('data_analysis.detector')).name,
-      'data_analysis.detector',
+      componentStage(config, alerter, stage('data_alerting.alerter')).name,
+      'data_alerting.alerter',
     );
   });
 
@@ -82,19 +85,13 @@ describe('pipeline components', () => {
       { ip: '10.0.0.2', role: 'dga' as const, family: 'necurs', malwareSeed: 1 },
       { ip: '10.0.0.3', role: 'tunnel' as const, domain: 't.io' },
     ];
-    assert.deepEqual([...groundTruth(shipped(), hosts).infected], [['10.0.0.2', 'necurs']]);
-    const withDomainator = shipped((tree) => {
-      const detectors = tree.pipeline!.data_analysis as unknown as Record<string, unknown>[];
-      detectors.push({
-        name: 'tunnels',
-        detector_module_name: 'd',
-        detector_class_name: 'DomainatorDetector',
-        inspector_name: 'dga_inspector',
-        threshold: 0.5,
-      });
+    const withoutDomainator = shipped((tree) => {
+      const pipeline = tree.pipeline as unknown as { data_analysis: { detector_class_name: string }[] };
+      pipeline.data_analysis = pipeline.data_analysis.filter((d) => d.detector_class_name === 'DGADetector');
     });
+    assert.deepEqual([...groundTruth(withoutDomainator, hosts).infected], [['10.0.0.2', 'necurs']]);
     assert.deepEqual(
-      [...groundTruth(withDomainator, hosts).infected],
+      [...groundTruth(shipped(), hosts).infected],
       [
         ['10.0.0.2', 'necurs'],
         ['10.0.0.3', 'tunnel t.io'],

@@ -17,7 +17,7 @@ test('an inspector naming an unknown prefilter is an error', () => {
   const text = shippedConfigText().replace('prefilter_name: dga_prefilter', 'prefilter_name: dga_filter');
   assert.match(
     configErrorOf(() => loadText(text)).format(),
-    /pipeline\.data_inspection\[0\]\.prefilter_name: expected name of an entry of pipeline\.log_filtering \("dga_prefilter"\), got "dga_filter"$/,
+    /pipeline\.data_inspection\[0\]\.prefilter_name: expected name of an entry of pipeline\.log_filtering \("dga_prefilter", "tunnel_prefilter"\), got "dga_filter"$/,
   );
 });
 
@@ -25,7 +25,7 @@ test('a detector naming an unknown inspector is an error', () => {
   const text = shippedConfigText().replace('inspector_name: dga_inspector', 'inspector_name: no_inspector');
   assert.match(
     configErrorOf(() => loadText(text)).format(),
-    /pipeline\.data_analysis\[0\]\.inspector_name: expected name of an entry of pipeline\.data_inspection \("dga_inspector"\), got "no_inspector"$/,
+    /pipeline\.data_analysis\[0\]\.inspector_name: expected name of an entry of pipeline\.data_inspection \("dga_inspector", "tunnel_inspector"\), got "no_inspector"$/,
   );
 });
 

@@ -83,10 +83,13 @@ test("a loglines row's additional_fields hold the fields without a column of the
 
 test('an invalid line becomes a failed_loglines row with its reason and the stage goes on', () => {
   const { run } = setup();
-  const result = run([dnsLine({ record_type: 'MX' }), at(1)]);
+  const result = run([dnsLine({ record_type: 'SOA' }), at(1)]);
   const failed = monitoringRows(result.outputs, 'failed_loglines');
   assert.equal(failed.length, 1);
-  assert.equal(failed[0]?.reason_for_failure, 'field "record_type": "MX" is not one of ["A","AAAA"]');
+  assert.equal(
+    failed[0]?.reason_for_failure,
+    'field "record_type": "SOA" is not one of ["A","AAAA","TXT","CNAME","MX","NULL"]',
+  );
   assert.equal(failed[0]?.src_offset, 0);
   assert.equal(monitoringRows(result.outputs, 'loglines').length, 1);
   assert.equal(result.failures, undefined);
