@@ -204,4 +204,6 @@ writeFileSync(
     0.95,
   ),
 );
+// The committed report is formatted like every other document of the repository.
+execFileSync('npx', ['prettier', '--write', out], { stdio: 'ignore' });
 log(`report written to ${out}`);

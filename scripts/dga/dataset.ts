@@ -62,15 +62,13 @@ export function withHostLabels(samples: readonly Sample[], seed: number, share: 
 
 export function benignSamples(seed: number, perSource: number): Sample[] {
   return BENIGN_SOURCES.flatMap((source) =>
-    source
-      .names(seed, perSource)
-      .map((domain): Sample => ({
-        domain,
-        family: 'benign',
-        kind: 'benign',
-        source: source.name,
-        malicious: 0,
-      })),
+    source.names(seed, perSource).map((domain): Sample => ({
+      domain,
+      family: 'benign',
+      kind: 'benign',
+      source: source.name,
+      malicious: 0,
+    })),
   );
 }
 
