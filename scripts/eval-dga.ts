@@ -14,6 +14,8 @@ import { scoreNames } from '../src/stages/detector/model/dga-model.ts';
 import { BENIGN_SOURCES } from '../src/traffic/benign/index.ts';
 import { DGA_FAMILIES } from '../src/traffic/dga-families.ts';
 import { seededRandom } from '../src/traffic/random.ts';
+import { evaluateDomainator, formatDomainatorReport } from '../src/traffic/tunnel/index.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { crossValidate, type CrossValidation } from './dga/cross-validate.ts';
 import { DEFAULT_DATASET, benignSamples, maliciousSamples } from './dga/dataset.ts';
 import { hostLevel, type HostLevelResult } from './dga/host-level.ts';
@@ -162,6 +164,22 @@ function speed(): { namesPerSecond: number; names: number } {
   return { namesPerSecond: (2 * names.length * 1000) / (performance.now() - t0), names: names.length };
 }
 
+/** The tunnelling detector on tool styles and benign subdomain-heavy services, at the shipped settings. */
+function domainatorSection(): string {
+  const detector = loadConfig({ path: 'config.yaml', env: {} }).pipeline.data_analysis.find(
+    (d) => d.detector_class_name === 'DomainatorDetector',
+  );
+  const report = evaluateDomainator({
+    seed,
+    sessions: quick ? 10 : 60,
+    threshold: detector?.threshold ?? 0.8,
+    minWindow: detector?.domainator.min_window ?? 3,
+    maxWindow: detector?.domainator.max_window ?? 10,
+    idleTimeoutSeconds: detector?.domainator.idle_timeout_seconds ?? 600,
+  });
+  return `## Tunnelling: the Domainator, evaluated the same way\n\nAt the shipped config's settings (\`scripts/eval-domainator.ts\` prints the same alone).\n\n${formatDomainatorReport(report).replace(/^#+ .*\n/, '')}`;
+}
+
 const report = renderReport({
   command: `npm run eval:dga${quick ? ' -- --quick' : ''}`,
   dataset: {
@@ -180,6 +198,7 @@ const report = renderReport({
   },
   speed: speed(),
   sourceDescriptions: new Map(BENIGN_SOURCES.map((s) => [s.name, `${s.origin}: ${s.description}`])),
+  extraSections: [domainatorSection()],
 });
 console.log(report);
 const out = values.out;
