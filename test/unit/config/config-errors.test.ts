@@ -161,7 +161,10 @@ test('a long actual value is truncated', () => {
 test('several problems at once are all listed, one line each', () => {
   const text = shippedConfigText()
     .replace('log_to_file: true', 'log_to_fil: true')
-    .replace('threshold: 0.5\n      inspector_name', 'threshold: high\n      inspector_name')
+    .replace(
+      /threshold: [\d.]+[^\n]*\n {6}inspector_name: dga_inspector/,
+      'threshold: high\n      inspector_name: dga_inspector',
+    )
     .replace('message_timeout_ms: 60000', 'message_timeout_ms: 90000')
     .replace('  kafka_transaction_batch:\n    size: 50', '  kafka_transaction_batch:\n    size: 0');
   const error = configErrorOf(() => loadText(text));
