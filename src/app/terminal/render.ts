@@ -141,8 +141,11 @@ export function statusLine(m: ViewModel): string {
   return `[hamstring] ${elapsed(m.at - m.startedAt)} lines_in=${m.linesIn} (${rate(m.linesPerSec)}/s)${open} commits=${sum((r) => r.commits)} aborts=${sum((r) => r.aborts)} recoveries=${sum((r) => r.recoveries)} alerts=${m.alertCount} | ${stages}`;
 }
 
-/** One alert as a log line. */
+/**
+ * One alert as a log line: `key=value` pairs, a value with spaces (the DGA detector's
+ * `hash DGA (87 %)`) in double quotes, so a reader can split the line on spaces.
+ */
 export function plainAlertLine(a: AlertView): string {
-  const family = a.family ? ` family=${a.family}` : '';
+  const family = a.family ? ` family=${/\s/.test(a.family) ? JSON.stringify(a.family) : a.family}` : '';
   return `[hamstring] ALERT host=${a.host} score=${a.score.toFixed(3)}${family} detector=${a.detector || '-'} domains=${a.domains.slice(0, 5).join(',')}`;
 }

@@ -267,3 +267,17 @@ test('the summary names infected hosts found, missed and hosts falsely accused',
   assert.match(text, /infected hosts missed {3}1\n {4}10\.0\.0\.7 +necurs/);
   assert.match(text, /hosts falsely accused {3}1\n {4}10\.0\.0\.9 +1 alert/);
 });
+
+test('an alert line quotes a family with spaces, so the line still splits on spaces', () => {
+  const line = plainAlertLine({
+    host: '10.0.0.7',
+    time: 0,
+    score: 0.999,
+    detector: 'dga_detector',
+    family: 'hash DGA (87 %)',
+    domains: ['a.com'],
+    result: '[]',
+    suspiciousBatchId: 'b',
+  });
+  assert.match(line, /family="hash DGA \(87 %\)" detector=dga_detector domains=a\.com$/);
+});
