@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 const kafkaClientOnlyInKafka = {
   name: '@confluentinc/kafka-javascript',
-  message: 'Only src/kafka/ may import the Kafka client (see docs/design: layers).',
+  message: 'Only src/kafka/ may import the Kafka client (see README.md, Layout).',
 };
 
 /**

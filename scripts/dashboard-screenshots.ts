@@ -1,5 +1,5 @@
 /**
- * Screenshots of a running dashboard (e.g. during `npm start`) for the README:
+ * Screenshots of a running dashboard (e.g. during `npm start`) for docs/dashboard.md:
  *
  *   node --import tsx scripts/dashboard-screenshots.ts [--url http://127.0.0.1:8080/] [--out docs/images] [--host IP]
  *

@@ -16,7 +16,7 @@ function capture() {
   return { io: { out: (s: string) => out.push(s), err: (s: string) => err.push(s) }, out, err };
 }
 
-describe('dev kafka kill / start-node on a 1-node cluster (the README lists them as a pair)', () => {
+describe('dev kafka kill / start-node on a 1-node cluster (the command reference lists them as a pair)', () => {
   test('start-node --node 1 starts the only node again after kill --node 1', async (t) => {
     const dataDir = kafka.cluster.dataDir;
     if (kafka.cluster.nodeIds().length !== 1) return t.skip('the test cluster has more than one node');
