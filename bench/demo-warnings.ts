@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/index.ts';
 import { modelFromBytes } from '../src/stages/detector/model/model-file.ts';
-import { scoreDomains } from '../src/stages/detector/score-task.ts';
+import { scoreNames } from '../src/stages/detector/model/dga-model.ts';
 import { generateTraffic } from '../src/traffic/index.ts';
 
 const { values } = parseArgs({
@@ -30,7 +30,7 @@ const minWarnings = detector.min_warnings;
 const scores = new Map<string, number>();
 const score = (name: string) => {
   let s = scores.get(name);
-  if (s === undefined) scores.set(name, (s = scoreDomains(model, [name])[0] ?? 0));
+  if (s === undefined) scores.set(name, (s = scoreNames(model, [name])[0] ?? 0));
   return s;
 };
 let names = 0;

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { ThreadPool } from '../src/runtime/index.ts';
 import { DGA_SCORE_TASK_MODULE } from '../src/stages/detector/score-task.ts';
-import { scoreDomains } from '../src/stages/detector/score-task.ts';
+import { scoreNames } from '../src/stages/detector/model/dga-model.ts';
 import { modelFromBytes } from '../src/stages/detector/model/model-file.ts';
 import { generateTraffic } from '../src/traffic/generator.ts';
 
@@ -23,9 +23,9 @@ console.log('batch size | inline ms/batch | pool ms/batch | inline names/s');
 for (const size of [10, 100, 1000, 2000]) {
   const batch = names.slice(0, size);
   const rounds = Math.max(5, Math.floor(20_000 / size));
-  scoreDomains(model, batch);
+  scoreNames(model, batch);
   let t = performance.now();
-  for (let i = 0; i < rounds; i += 1) scoreDomains(model, batch);
+  for (let i = 0; i < rounds; i += 1) scoreNames(model, batch);
   const inline = (performance.now() - t) / rounds;
   await pool.run({ modelPath, checksum, domains: batch });
   t = performance.now();

@@ -17,9 +17,9 @@ import {
   type DetectorTopics,
 } from './detector-outputs.ts';
 import { withKind } from './attribution.ts';
-import type { DgaModel } from './model/dga-model.ts';
+import { scoreNames, type DgaModel } from './model/dga-model.ts';
 import { loadDgaModel } from './model/model-file.ts';
-import { scoreDomains, type ScoreTask } from './score-task.ts';
+import type { ScoreTask } from './score-task.ts';
 import {
   dropIdleHosts,
   WARNING_WINDOWS_STORE,
@@ -96,7 +96,7 @@ export function dgaDetectorStage(
       const task: ScoreTask = { modelPath: o.modelPath, checksum: o.checksum, domains };
       const scores = o.pool
         ? await o.pool.run<ScoreTask, number[]>(task, ctx.signal)
-        : scoreDomains(o.model, domains);
+        : scoreNames(o.model, domains);
       let at = 0;
       for (const { record, batch, lines } of decoded) {
         // A line without a name gets no score (0): nothing to classify.

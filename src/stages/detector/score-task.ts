@@ -9,11 +9,6 @@ export interface ScoreTask {
   readonly domains: readonly string[];
 }
 
-/** Malicious probability of each name: features, then the tree ensemble. */
-export function scoreDomains(model: DgaModel, domains: readonly string[]): number[] {
-  return scoreNames(model, domains);
-}
-
 const models = new Map<string, DgaModel>();
 
 /**
@@ -27,7 +22,7 @@ export default function scoreTask(task: ScoreTask): number[] {
     model = modelFromBytes(task.modelPath, readFileSync(task.modelPath), task.checksum);
     models.set(key, model);
   }
-  return scoreDomains(model, task.domains);
+  return scoreNames(model, task.domains);
 }
 
 /** The module to give `new ThreadPool({ module })` for the DGA detector. */

@@ -1,5 +1,3 @@
-import { shannonEntropy } from '../features.ts';
-
 /**
  * Levenshtein edit distance (insertions, deletions, substitutions cost 1). A common prefix and
  * suffix cost nothing and are cut first (names of one tunnel share headers and zone labels), and
@@ -124,4 +122,18 @@ export function tunnellingScore(f: WindowFeatures): number {
   const length = Math.min(1, f.meanLength / FULL_LENGTH);
   const randomness = Math.min(1, f.meanEntropy / FULL_ENTROPY);
   return (length * (randomness + f.distinctRatio + (1 - f.meanSimilarity))) / 3;
+}
+
+/** Shannon entropy in bits per character of the string's character distribution; 0 for ''. */
+export function shannonEntropy(text: string): number {
+  if (text.length === 0) return 0;
+  const counts = new Map<string, number>();
+  for (const ch of text) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  const n = [...text].length;
+  let h = 0;
+  for (const count of counts.values()) {
+    const p = count / n;
+    h -= p * Math.log2(p);
+  }
+  return h;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { nameParts, shannonEntropy } from '../../../../src/stages/detector/features.ts';
+import { shannonEntropy } from '../../../../src/stages/detector/domainator/similarity.ts';
 import { ngramScore, wordCover } from '../../../../src/stages/detector/dga-features/label-stats.ts';
 import { trigramModel } from '../../../../src/stages/detector/dga-features/lexicon.ts';
 import { SUFFIX_KIND, splitName } from '../../../../src/stages/detector/dga-features/name-split.ts';
@@ -90,12 +90,7 @@ test('label statistics: digits, alternation and hex', () => {
   assert.equal(feature(domainFeatures('my-site.org', lexicon), 'registrable_symbol_count'), 1);
 });
 
-test('Domainator helpers: name parts from the ICANN list and entropy', () => {
-  assert.deepEqual(nameParts('a.b.Example.CO.UK.'), {
-    name: 'a.b.example.co.uk',
-    thirdLevel: 'a.b',
-    secondLevel: 'example',
-  });
+test("the Domainator's entropy: bits per character", () => {
   assert.equal(shannonEntropy('abab'), 1);
   assert.equal(shannonEntropy(''), 0);
 });
