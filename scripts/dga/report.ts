@@ -141,26 +141,20 @@ export function renderReport(r: ReportInput): string {
     out.push(
       table(
         ['model', 'threshold', 'mean family recall', 'character', 'dictionary', 'real benign FPR', 'AUC'],
-        [
+        (
           [
-            'gradient-boosted trees (shipped)',
-            s.threshold.toFixed(4),
-            pct(s.meanRecall.all),
-            pct(s.meanRecall.character),
-            pct(s.meanRecall.dictionary),
-            pct(s.pooled.realFpr, 3),
-            s.roc.auc.toFixed(5),
-          ],
-          [
-            'random forest (`bench/dga-rf`)',
-            f.threshold.toFixed(4),
-            pct(f.meanRecall.all),
-            pct(f.meanRecall.character),
-            pct(f.meanRecall.dictionary),
-            pct(f.pooled.realFpr, 3),
-            f.roc.auc.toFixed(5),
-          ],
-        ],
+            ['gradient-boosted trees (shipped)', s],
+            ['random forest (`bench/dga-rf`)', f],
+          ] as const
+        ).map(([name, m]) => [
+          name,
+          m.threshold.toFixed(4),
+          pct(m.meanRecall.all),
+          pct(m.meanRecall.character),
+          pct(m.meanRecall.dictionary),
+          pct(m.pooled.realFpr, 3),
+          m.roc.auc.toFixed(5),
+        ]),
       ),
     );
     out.push('');

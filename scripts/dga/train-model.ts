@@ -1,5 +1,11 @@
 /** Trains a DGA model file (classifier, kind heads, lexicon) from labelled samples. */
-import { trigramModel, storeLexicon, lexiconOf } from '../../src/stages/detector/dga-features/lexicon.ts';
+import {
+  lexiconOf,
+  storeLexicon,
+  trigramModel,
+  type Lexicon,
+  type StoredLexicon,
+} from '../../src/stages/detector/dga-features/lexicon.ts';
 import { FEATURE_NAMES, domainFeatures } from '../../src/stages/detector/dga-features/vector.ts';
 import type { DgaModel, DgaModelFile } from '../../src/stages/detector/model/dga-model.ts';
 import { trainGbt, type GbtTrainOptions } from '../../src/stages/detector/model/gbt-train.ts';
@@ -21,13 +27,14 @@ const KIND_OPTIONS: GbtTrainOptions = { ...DGA_GBT_OPTIONS, rounds: 60, maxDepth
 /** Most common words kept for segmentation: the rest of the lists add size, not coverage. */
 const LEXICON_WORDS = 150_000;
 
-let lexiconCache: ReturnType<typeof storeLexicon> | undefined;
+let lexiconCache: { stored: StoredLexicon; lexicon: Lexicon } | undefined;
 
-/** The stored lexicon (built once per process: it depends on the word lists only). */
-export function storedLexicon(): ReturnType<typeof storeLexicon> {
+/** The lexicon, stored and loaded (built once per process: it depends on the word lists only). */
+export function trainingLexicon(): { stored: StoredLexicon; lexicon: Lexicon } {
   if (!lexiconCache) {
     const text = benignText();
-    lexiconCache = storeLexicon(trigramModel(text.texts), text.wordsByFrequency.slice(0, LEXICON_WORDS));
+    const stored = storeLexicon(trigramModel(text.texts), text.wordsByFrequency.slice(0, LEXICON_WORDS));
+    lexiconCache = { stored, lexicon: lexiconOf(stored) };
   }
   return lexiconCache;
 }
@@ -44,8 +51,7 @@ export function trainDgaModel(
   samples: readonly Sample[],
   o: { kinds: boolean; options?: GbtTrainOptions; training?: Record<string, unknown> },
 ): DgaModel {
-  const stored = storedLexicon();
-  const lexicon = lexiconOf(stored);
+  const { stored, lexicon } = trainingLexicon();
   const x = featuresOf({ lexicon }, samples);
   const options = o.options ?? DGA_GBT_OPTIONS;
   const classifier = trainGbt(
