@@ -49,8 +49,8 @@ export class RecoveryExecutor {
           : 0,
       otherLimit: ctx.o.otherErrorLimit.count,
       hasConsumer: ctx.session.hasConsumer,
-      transactionOpen: ctx.txnOpen,
-      stopping: ctx.stopRequested,
+      transactionOpen: ctx.txn.open,
+      stopping: ctx.lifecycle.stopRequested,
     };
     const plan = planRecovery(err, rc);
     for (const signal of plan.signals) {
@@ -91,11 +91,11 @@ export class RecoveryExecutor {
   /** Recovers from an error thrown out of one iteration of the loop. */
   async recover(e: unknown): Promise<void> {
     const ctx = this.ctx;
-    if (ctx.stopRequested) {
+    if (ctx.lifecycle.stopRequested) {
       await this.abort('shutdown');
       return;
     }
-    ctx.state = 'recovering';
+    ctx.lifecycle.recovering();
     const exhausted = e instanceof RetriesExhausted ? e : undefined;
     const err = exhausted?.cause ?? (e instanceof KafkaError ? e : classifyKafkaError(e, 'client'));
     const plan =
@@ -145,7 +145,7 @@ export class RecoveryExecutor {
     if (plan.abortFirst) await this.abort(err.kind);
     else if (plan.type === 'reconnect') {
       // The transaction dies with the producer: store changes that joined it go with it.
-      ctx.txnOpen = false;
+      ctx.txn.abandon();
       ctx.stores?.aborted();
     }
     for (const step of plan.steps) {
@@ -162,9 +162,9 @@ export class RecoveryExecutor {
     const ctx = this.ctx;
     if (inner instanceof ReconnectStopped) return fail(ctx, inner.reason);
     const err = inner instanceof RetriesExhausted ? inner.cause : classifyKafkaError(inner, 'client');
-    if (plan.onStepFailure === 'stop' && !ctx.stopRequested)
+    if (plan.onStepFailure === 'stop' && !ctx.lifecycle.stopRequested)
       return fail(ctx, `recovery step ${step} failed: ${err.codeName}: ${err.message}`);
-    if (ctx.stopRequested) return;
+    if (ctx.lifecycle.stopRequested) return;
     const next = this.plan(err, step === 'rewind' ? 'rewind' : 'step-failed');
     ctx.log.warn(
       { event: 'recovery-step-failed', step, err: err.toLog(), action: next.type, steps: next.steps },
@@ -174,7 +174,8 @@ export class RecoveryExecutor {
   }
 
   async #run(step: RecoveryStep): Promise<void> {
-    const s = this.ctx.session;
+    const ctx = this.ctx;
+    const s = ctx.session;
     switch (step) {
       case 'rewind':
         return this.#rewind();
@@ -183,11 +184,16 @@ export class RecoveryExecutor {
       case 'reset-consumer':
         return s.resetConsumer();
       case 'close-producer':
+        ctx.txn.abandon();
         return s.closeProducer();
       case 'start-producer':
-        return s.startProducer();
+        await s.startProducer();
+        return ctx.txn.producerReady();
       case 'reconnect':
-        return s.reconnect();
+        await s.reconnect();
+        // The reconnect loop gives up without a producer only when the worker stops.
+        if (!ctx.lifecycle.stopRequested) ctx.txn.producerReady();
+        return;
     }
   }
 
@@ -223,10 +229,9 @@ export class RecoveryExecutor {
   async abort(reason: string): Promise<void> {
     const ctx = this.ctx;
     ctx.stores?.aborted();
-    if (!ctx.txnOpen) return;
+    if (!ctx.txn.open) return;
     const s = ctx.session;
     const tally = s.producer.tally();
-    ctx.txnOpen = false;
     ctx.metrics.aborts.inc({ reason });
     ctx.alerts.aborted();
     observe(ctx, () =>
@@ -234,10 +239,7 @@ export class RecoveryExecutor {
     );
     ctx.metrics.discardedOutputs.inc(tally.produced);
     try {
-      // A commit whose JS guard gave up may still run in librdkafka: an abort now fails with
-      // _CONFLICT (seen on shutdown, leaving the transaction open); wait for it, bounded.
-      await s.producer.whenIdle?.(ctx.o.kafka.apiTimeoutMs);
-      await s.retryInPlace('abort-transaction', () => s.producer.abortTransaction());
+      await ctx.txn.abort();
       ctx.log.warn(
         { event: 'abort', reason, discardedOutputs: tally.produced, purged: s.producer.tally().purged },
         'kafka: transaction aborted; its outputs are discarded (delivery reports with _PURGE_QUEUE are these outputs, not data loss)',

@@ -41,15 +41,16 @@ export class WorkerStatusReporter {
     const liveWindow = Math.max(ctx.o.kafka.maxPollIntervalMs, 60_000);
     const alerts = ctx.alerts.active();
     for (const c of ALERT_CONDITIONS) ctx.metrics.alert.set({ condition: c }, alerts.includes(c) ? 1 : 0);
-    const ready = ctx.state === 'running' && ctx.session.hasConsumer && ctx.epochs.assigned().length > 0;
+    const ready =
+      ctx.lifecycle.state === 'running' && ctx.session.hasConsumer && ctx.epochs.assigned().length > 0;
     const stuck = stuckCallsExhaustPool() ? this.#reportStuck() : undefined;
     ctx.metrics.up.set(ready ? 1 : 0);
     const unowned = ctx.alerts.unowned();
     const notReady = ready
       ? undefined
       : notReadyReason({
-          state: ctx.state,
-          ...(ctx.failure !== undefined ? { failure: ctx.failure } : {}),
+          state: ctx.lifecycle.state,
+          ...(ctx.lifecycle.failure !== undefined ? { failure: ctx.lifecycle.failure } : {}),
           hasConsumer: ctx.session.hasConsumer,
           assigned: ctx.epochs.assigned().length,
           ...ctx.session.connectivity(),
@@ -58,8 +59,8 @@ export class WorkerStatusReporter {
     return {
       stage: ctx.stage.name,
       instanceId: ctx.o.instanceId,
-      state: ctx.state,
-      live: ctx.state !== 'failed' && now - ctx.lastLoopAt < liveWindow && stuck === undefined,
+      state: ctx.lifecycle.state,
+      live: ctx.lifecycle.state !== 'failed' && now - ctx.lastLoopAt < liveWindow && stuck === undefined,
       ready,
       epoch: ctx.epochs.current,
       assigned: ctx.epochs.assigned().map(tpKey),
@@ -67,7 +68,9 @@ export class WorkerStatusReporter {
       lastLoopAt: ctx.lastLoopAt,
       committedTransactions: ctx.commits,
       alerts,
-      ...(ctx.failure !== undefined || stuck !== undefined ? { failure: ctx.failure ?? stuck } : {}),
+      ...(ctx.lifecycle.failure !== undefined || stuck !== undefined
+        ? { failure: ctx.lifecycle.failure ?? stuck }
+        : {}),
       ...(notReady !== undefined ? { notReady } : {}),
       ...(unowned.length > 0 ? { unowned } : {}),
     };
