@@ -7,16 +7,7 @@ import type { WorkerContext } from './worker-context.ts';
 /** What the committer reads of the worker. */
 export type AtLeastOnceContext = Pick<
   WorkerContext,
-  | 'o'
-  | 'stage'
-  | 'clock'
-  | 'session'
-  | 'hooks'
-  | 'alerts'
-  | 'metrics'
-  | 'lifecycle'
-  | 'commits'
-  | 'lastCommitAt'
+  'o' | 'stage' | 'clock' | 'session' | 'hooks' | 'alerts' | 'metrics' | 'lifecycle' | 'progress'
 >;
 
 /**

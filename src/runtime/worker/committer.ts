@@ -51,13 +51,12 @@ export function commitInfo(
 
 /** Bookkeeping after a commit returned: status, metrics, alert windows; a recovery has succeeded. */
 export function recordCommit(
-  ctx: Pick<WorkerContext, 'clock' | 'alerts' | 'metrics' | 'lifecycle' | 'commits' | 'lastCommitAt'>,
+  ctx: Pick<WorkerContext, 'clock' | 'alerts' | 'metrics' | 'lifecycle' | 'progress'>,
   produced: number,
   t0: number,
 ): void {
   const now = ctx.clock.now();
-  ctx.commits += 1;
-  ctx.lastCommitAt = now;
+  ctx.progress.committed(now);
   ctx.alerts.committed();
   ctx.metrics.commits.inc();
   ctx.metrics.transactionSeconds.observe((now - t0) / 1000);

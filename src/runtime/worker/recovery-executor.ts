@@ -14,6 +14,24 @@ import { StaleBatch, errorText, fail, observe, type WorkerContext } from './work
 
 const FATAL_WINDOW_MS = 60_000;
 
+/** What the recovery reads of the worker and the owners it changes (lifecycle, transaction). */
+export type RecoveryExecutorContext = Pick<
+  WorkerContext,
+  | 'o'
+  | 'clock'
+  | 'log'
+  | 'metrics'
+  | 'hooks'
+  | 'alerts'
+  | 'epochs'
+  | 'session'
+  | 'holds'
+  | 'stores'
+  | 'lifecycle'
+  | 'txn'
+  | 'inFlight'
+>;
+
 /**
  * Carries out recovery plans. It decides nothing itself: every failure, including the failure of a
  * recovery step, is turned into a plan by `planRecovery` and the plan's steps are run in order.
@@ -23,10 +41,12 @@ export class RecoveryExecutor {
   readonly #other: RepeatedErrors;
   /** Plans made when an error was reported asynchronously, carried out when the loop picks it up. */
   readonly #planned = new WeakMap<KafkaError, RecoveryPlan>();
+  /** An error the consumer reported between calls; the loop recovers from it at its next step. */
+  #pending: KafkaError | undefined;
   /** When a streak of retriable errors thrown by unwrapped calls (consume, produce) began. */
   #retryingSince: number | undefined;
 
-  constructor(private readonly ctx: WorkerContext) {
+  constructor(private readonly ctx: RecoveryExecutorContext) {
     this.#fatal = new RepeatedErrors(ctx.clock, FATAL_WINDOW_MS);
     this.#other = new RepeatedErrors(ctx.clock, ctx.o.otherErrorLimit.windowMs);
   }
@@ -75,17 +95,31 @@ export class RecoveryExecutor {
       { err: err.toLog(), action: plan.type },
       'kafka: consumer error; recovering at the next step',
     );
-    if (ctx.pendingError === undefined) {
+    if (this.#pending === undefined) {
       this.#planned.set(err, plan);
-      ctx.pendingError = err;
+      this.#pending = err;
     }
-    ctx.inFlight?.abort(new StaleBatch(`consumer error ${err.codeName}`));
+    ctx.inFlight.abort(new StaleBatch(`consumer error ${err.codeName}`));
   }
 
   /** A plan made outside the loop (at start) that the loop's first step carries out. */
   defer(err: KafkaError, plan: RecoveryPlan): void {
     this.#planned.set(err, plan);
-    this.ctx.pendingError = err;
+    this.#pending = err;
+  }
+
+  /** An error reported between calls is waiting for the loop's next step. */
+  get pending(): boolean {
+    return this.#pending !== undefined;
+  }
+
+  /** Throws the error reported between calls, if any, for the loop to recover from. */
+  throwPending(): void {
+    const e = this.#pending;
+    if (e) {
+      this.#pending = undefined;
+      throw e;
+    }
   }
 
   /** Recovers from an error thrown out of one iteration of the loop. */

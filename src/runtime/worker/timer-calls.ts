@@ -6,7 +6,7 @@ import { errorText, type WorkerContext } from './worker-context.ts';
 /** What timer calls read of the worker. */
 export type TimerCallsContext = Pick<
   WorkerContext,
-  'stage' | 'clock' | 'log' | 'epochs' | 'stores' | 'lifecycle' | 'pendingError' | 'inFlight'
+  'stage' | 'clock' | 'log' | 'epochs' | 'stores' | 'lifecycle' | 'inFlight'
 >;
 
 /**
@@ -25,6 +25,8 @@ export class TimerCalls {
     private readonly ctx: TimerCallsContext,
     private readonly runner: TransactionRunner,
     private readonly d: {
+      /** An error the consumer reported waits for the loop's recovery. */
+      pending(): boolean;
       /** Commits a transaction left open across batches and waits for the commit. */
       closeSpan(): Promise<void>;
       /** A transaction spans batches and is not yet due. */
@@ -42,13 +44,12 @@ export class TimerCalls {
     if (due.length === 0 || this.d.spanYoung()) return;
     await this.d.closeSpan();
     for (const partition of due) {
-      if (ctx.lifecycle.stopRequested || ctx.pendingError) return;
+      if (ctx.lifecycle.stopRequested || this.d.pending()) return;
       const epoch = ctx.epochs.current;
       const now = ctx.clock.now();
       timers.fired(partition, now);
       stores.engine.metrics.timerCalls.inc();
-      const controller = new AbortController();
-      ctx.inFlight = controller;
+      const controller = ctx.inFlight.begin();
       stores.begin();
       try {
         let result: ProcessResult;
@@ -77,7 +78,7 @@ export class TimerCalls {
         if (controller.signal.aborted || !this.#stillOurs(epoch, partition)) continue;
         await this.#commit(result.outputs, epoch, partition);
       } finally {
-        ctx.inFlight = undefined;
+        ctx.inFlight.end();
         stores.aborted();
       }
     }

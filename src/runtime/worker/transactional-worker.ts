@@ -24,6 +24,7 @@ import { runStartupChecks } from './startup-checks.ts';
 import { Transaction } from './transaction.ts';
 import { StaleBatch, fail, type WorkerContext } from './worker-context.ts';
 import { WorkerLifecycle } from './worker-lifecycle.ts';
+import { InFlight, WorkerProgress } from './worker-progress.ts';
 import { WorkerLoop } from './worker-loop.ts';
 import { WorkerStatusReporter, type WorkerStatus } from './worker-status.ts';
 
@@ -80,7 +81,7 @@ export class TransactionalWorker {
       onRevokeOrLost: () => alerts.revokedOrLost(),
       // A worker waiting for Kafka in its visible reconnect loop is not hung: a restart cannot help.
       onReconnectAttempt: () => {
-        this.#ctx.lastLoopAt = clock.now();
+        this.#ctx.progress.looped(clock.now());
       },
       isStopping: () => this.#ctx.lifecycle.stopRequested,
     });
@@ -130,11 +131,8 @@ export class TransactionalWorker {
       stores,
       lifecycle: new WorkerLifecycle(this.log),
       txn: new Transaction(session, options.kafka.apiTimeoutMs),
-      pendingError: undefined,
-      inFlight: undefined,
-      lastLoopAt: clock.now(),
-      lastCommitAt: undefined,
-      commits: 0,
+      inFlight: new InFlight(),
+      progress: new WorkerProgress(clock.now()),
     };
     this.#recovery = new RecoveryExecutor(this.#ctx);
     this.#loop = new WorkerLoop(this.#ctx, this.#recovery);
@@ -161,7 +159,7 @@ export class TransactionalWorker {
       ctx.holds.release(partitions);
       ctx.deliveries.forget(partitions);
     }
-    ctx.inFlight?.abort(new StaleBatch(`assignment changed (${cause}) while the batch was processed`));
+    ctx.inFlight.abort(new StaleBatch(`assignment changed (${cause}) while the batch was processed`));
   }
 
   /**
@@ -288,7 +286,7 @@ export class TransactionalWorker {
   async stop(): Promise<void> {
     const ctx = this.#ctx;
     ctx.lifecycle.requestStop();
-    ctx.inFlight?.abort(new StaleBatch('worker stopping'));
+    ctx.inFlight.abort(new StaleBatch('worker stopping'));
     await this.#running;
     if (this.#manual) {
       this.#manual = false;

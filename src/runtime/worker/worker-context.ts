@@ -1,4 +1,3 @@
-import type { KafkaError } from '../../kafka/kafka-error.ts';
 import type { FetchedRecord } from '../../kafka/records.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { AlertConditions } from '../alert-conditions.ts';
@@ -16,6 +15,7 @@ import type { WorkerMetrics } from '../worker-metrics.ts';
 import type { PartitionHolds } from './partition-holds.ts';
 import type { Transaction } from './transaction.ts';
 import type { WorkerLifecycle } from './worker-lifecycle.ts';
+import type { InFlight, WorkerProgress } from './worker-progress.ts';
 
 export type { WorkerState } from './worker-lifecycle.ts';
 
@@ -23,10 +23,10 @@ export type ResolvedWorkerOptions = WorkerOptions &
   Required<Pick<WorkerOptions, 'keepAliveAfterMs' | 'fatalLimit' | 'otherErrorLimit'>>;
 
 /**
- * What the parts of one worker share: its clients, its assignment, its policies and the little
- * mutable state the loop and the recovery both touch. One per `TransactionalWorker`. Each part
- * declares the fields it reads as a `Pick` of this; the worker's state and the transaction's are
- * owned by `lifecycle` and `txn`, which guard every change with their tables.
+ * What the parts of one worker share: its clients, its assignment, its policies, and the owners of
+ * the little state that changes (`lifecycle`, `txn`, `inFlight`, `progress`); no field is
+ * reassigned. One per `TransactionalWorker`. Each part declares the fields it reads as a `Pick`
+ * of this; the worker's state and the transaction's change only through their tables.
  */
 export interface WorkerContext {
   readonly o: ResolvedWorkerOptions;
@@ -50,13 +50,10 @@ export interface WorkerContext {
   readonly lifecycle: WorkerLifecycle;
   /** The Kafka transaction (exactly-once mode). */
   readonly txn: Transaction;
-  /** An error the consumer reported between calls; the loop recovers from it at its next step. */
-  pendingError: KafkaError | undefined;
-  /** Aborting it tells the running `process` call that its batch is stale. */
-  inFlight: AbortController | undefined;
-  lastLoopAt: number;
-  lastCommitAt: number | undefined;
-  commits: number;
+  /** Aborting it tells the running `process` or `onTimer` call that its work is stale. */
+  readonly inFlight: InFlight;
+  /** When the loop last turned and committed. */
+  readonly progress: WorkerProgress;
 }
 
 /** The batch became stale while it was processed; its work is discarded and its records refetched. */

@@ -56,6 +56,7 @@ export class WorkerLoop {
           ? new SpanningCommitter(ctx, runner, ctx.o.commitInterval, stale)
           : new ExactlyOnceCommitter(ctx, runner, stale);
     this.#timers = new TimerCalls(ctx, runner, {
+      pending: () => recovery.pending,
       closeSpan: () => this.#committer.flush?.() ?? Promise.resolve(),
       spanYoung: () => this.#committer.spanYoung?.() ?? false,
     });
@@ -116,18 +117,10 @@ export class WorkerLoop {
     }
   }
 
-  #throwPending(): void {
-    const e = this.ctx.pendingError;
-    if (e) {
-      this.ctx.pendingError = undefined;
-      throw e;
-    }
-  }
-
   async #iteration(): Promise<void> {
     const ctx = this.ctx;
-    ctx.lastLoopAt = ctx.clock.now();
-    this.#throwPending();
+    ctx.progress.looped(ctx.clock.now());
+    this.recovery.throwPending();
     await ctx.holds.resumeDue();
     await ctx.stores?.resumeRestored();
     await this.#timers.runDue();
@@ -147,7 +140,7 @@ export class WorkerLoop {
     // every event the client queued meanwhile; the batch's epoch is taken after it.
     await new Promise<void>((resolve) => setImmediate(resolve));
     const epoch = ctx.epochs.current;
-    this.#throwPending();
+    this.recovery.throwPending();
     const fetched = ctx.holds.admit(ctx.stores ? ctx.stores.admit(all) : all);
     this.#sampleLag();
     if (fetched.length === 0) return this.#committer.flush?.();
@@ -181,7 +174,7 @@ export class WorkerLoop {
     } finally {
       if (ctx.session.hasConsumer && ctx.session.consumer === consumer) consumer.resume(ctx.holds.flowing());
     }
-    this.#throwPending();
+    this.recovery.throwPending();
     const staleAfter = ctx.epochs.staleReason(epoch, parts);
     if (staleAfter !== undefined) return this.#discardStale(fetched, epoch, staleAfter);
     await settleBatch(
@@ -236,7 +229,7 @@ export class WorkerLoop {
     observe(ctx, () =>
       ctx.hooks.onStale?.({ reason, epoch, currentEpoch: ctx.epochs.current, records: records.length }),
     );
-    if (ctx.pendingError) return;
+    if (this.recovery.pending) return;
     await this.#rewind('stale');
   }
 

@@ -26,6 +26,12 @@ export interface WorkerStatus {
   unowned?: string[];
 }
 
+/** What the status reads of the worker. */
+export type StatusContext = Pick<
+  WorkerContext,
+  'o' | 'stage' | 'clock' | 'log' | 'metrics' | 'alerts' | 'epochs' | 'session' | 'lifecycle' | 'progress'
+>;
+
 /**
  * Liveness and readiness. Not live: failed (stopped with a reason), a loop that has not turned for
  * longer than max.poll.interval (at least a minute), or native calls stuck for good.
@@ -33,7 +39,7 @@ export interface WorkerStatus {
 export class WorkerStatusReporter {
   #stuckReported = false;
 
-  constructor(private readonly ctx: WorkerContext) {}
+  constructor(private readonly ctx: StatusContext) {}
 
   status(): WorkerStatus {
     const ctx = this.ctx;
@@ -60,13 +66,14 @@ export class WorkerStatusReporter {
       stage: ctx.stage.name,
       instanceId: ctx.o.instanceId,
       state: ctx.lifecycle.state,
-      live: ctx.lifecycle.state !== 'failed' && now - ctx.lastLoopAt < liveWindow && stuck === undefined,
+      live:
+        ctx.lifecycle.state !== 'failed' && now - ctx.progress.lastLoopAt < liveWindow && stuck === undefined,
       ready,
       epoch: ctx.epochs.current,
       assigned: ctx.epochs.assigned().map(tpKey),
-      lastCommitAt: ctx.lastCommitAt,
-      lastLoopAt: ctx.lastLoopAt,
-      committedTransactions: ctx.commits,
+      lastCommitAt: ctx.progress.lastCommitAt,
+      lastLoopAt: ctx.progress.lastLoopAt,
+      committedTransactions: ctx.progress.commits,
       alerts,
       ...(ctx.lifecycle.failure !== undefined || stuck !== undefined
         ? { failure: ctx.lifecycle.failure ?? stuck }
