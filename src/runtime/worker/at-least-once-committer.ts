@@ -4,13 +4,19 @@ import type { StageOutput } from '../stage.ts';
 import { checkDeclaredTopics, commitInfo, recordCommit, type Committer } from './committer.ts';
 import type { WorkerContext } from './worker-context.ts';
 
+/** What the committer reads of the worker. */
+export type AtLeastOnceContext = Pick<
+  WorkerContext,
+  'o' | 'stage' | 'clock' | 'session' | 'hooks' | 'alerts' | 'metrics' | 'lifecycle' | 'progress'
+>;
+
 /**
  * For sinks: produce and flush the outputs and wait for their delivery reports (a delivery failure
  * throws before any offset moves), then commit the input offsets outside any transaction. A crash in
  * between redelivers the batch.
  */
 export class AtLeastOnceCommitter implements Committer {
-  constructor(private readonly ctx: WorkerContext) {}
+  constructor(private readonly ctx: AtLeastOnceContext) {}
 
   async commit(
     records: FetchedRecord[],
@@ -19,7 +25,7 @@ export class AtLeastOnceCommitter implements Committer {
     deadLetters: StageOutput[],
   ): Promise<boolean> {
     const ctx = this.ctx;
-    checkDeclaredTopics(ctx, stageOutputs);
+    checkDeclaredTopics(ctx.stage, stageOutputs);
     const info = commitInfo(epoch, records, stageOutputs, deadLetters);
     const outputs = [...stageOutputs, ...deadLetters];
     const s = ctx.session;

@@ -1,7 +1,7 @@
 import { classifyKafkaError } from '../../kafka/classify.ts';
 import { code } from '../../kafka/error-codes.ts';
 import type { FetchedRecord } from '../../kafka/records.ts';
-import type { StageOutput } from '../stage.ts';
+import type { Stage, StageOutput } from '../stage.ts';
 import type { CommitInfo } from '../worker-options.ts';
 import type { WorkerContext } from './worker-context.ts';
 
@@ -25,15 +25,15 @@ export interface Committer {
 }
 
 /** A stage writing to a topic it did not declare is a configuration error, not a record's fault. */
-export function checkDeclaredTopics(ctx: WorkerContext, outputs: readonly StageOutput[]): void {
-  if (ctx.stage.outputTopics === 'any') return;
-  const declared = new Set(ctx.stage.outputTopics);
+export function checkDeclaredTopics(stage: Stage, outputs: readonly StageOutput[]): void {
+  if (stage.outputTopics === 'any') return;
+  const declared = new Set(stage.outputTopics);
   for (const o of outputs) {
     if (!declared.has(o.topic))
       throw classifyKafkaError(
         {
           code: code('_INVALID_ARG'),
-          message: `stage ${ctx.stage.name} produced to undeclared topic ${o.topic}`,
+          message: `stage ${stage.name} produced to undeclared topic ${o.topic}`,
         },
         'produce',
       );
@@ -50,14 +50,17 @@ export function commitInfo(
 }
 
 /** Bookkeeping after a commit returned: status, metrics, alert windows; a recovery has succeeded. */
-export function recordCommit(ctx: WorkerContext, produced: number, t0: number): void {
+export function recordCommit(
+  ctx: Pick<WorkerContext, 'clock' | 'alerts' | 'metrics' | 'lifecycle' | 'progress'>,
+  produced: number,
+  t0: number,
+): void {
   const now = ctx.clock.now();
-  ctx.commits += 1;
-  ctx.lastCommitAt = now;
+  ctx.progress.committed(now);
   ctx.alerts.committed();
   ctx.metrics.commits.inc();
   ctx.metrics.transactionSeconds.observe((now - t0) / 1000);
   ctx.metrics.lastCommit.set(now / 1000);
   ctx.metrics.records.inc({ direction: 'out' }, produced);
-  if (ctx.state === 'recovering') ctx.state = 'running';
+  ctx.lifecycle.committed();
 }

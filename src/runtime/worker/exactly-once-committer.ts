@@ -7,8 +7,15 @@ import { attributeRefused, culprits, RefusedOutputs, type Produced } from '../re
 import { nextOffsets, partitionsOf } from '../batch-offsets.ts';
 import type { StageOutput } from '../stage.ts';
 import type { CommitInfo } from '../worker-options.ts';
-import { checkDeclaredTopics, commitInfo, recordCommit, type Committer } from './committer.ts';
+import { checkDeclaredTopics, commitInfo, type Committer } from './committer.ts';
+import type { TransactionRunner } from './transaction-runner.ts';
 import type { WorkerContext } from './worker-context.ts';
+
+/** What the committer reads of the worker. */
+export type ExactlyOnceContext = Pick<
+  WorkerContext,
+  'o' | 'stage' | 'clock' | 'epochs' | 'session' | 'stores'
+>;
 
 /**
  * One transaction per batch: outputs, dead letters and input offsets commit together or not at all.
@@ -17,11 +24,9 @@ import type { WorkerContext } from './worker-context.ts';
  * its records is aborted here and thrown as `RefusedOutputs`, naming the input records they came from.
  */
 export class ExactlyOnceCommitter implements Committer {
-  /** The commit call still under way while the loop fetches the next batch ({@link settle}). */
-  #committing: Promise<void> | undefined;
-
   constructor(
-    private readonly ctx: WorkerContext,
+    private readonly ctx: ExactlyOnceContext,
+    private readonly runner: TransactionRunner,
     private readonly stale: {
       abort(reason: string): Promise<void>;
       discard(records: FetchedRecord[], epoch: number, reason: string): Promise<void>;
@@ -35,19 +40,29 @@ export class ExactlyOnceCommitter implements Committer {
     deadLetters: StageOutput[],
   ): Promise<boolean> {
     const ctx = this.ctx;
-    checkDeclaredTopics(ctx, outputs);
+    checkDeclaredTopics(ctx.stage, outputs);
     await this.settle();
     const info = commitInfo(epoch, records, outputs, deadLetters);
     const s = ctx.session;
     const t0 = ctx.clock.now();
-    await s.retryInPlace('begin-transaction', () => s.producer.beginTransaction());
-    ctx.txnOpen = true;
+    await this.runner.begin();
     const produced: Produced[] = [
       ...outputs.map((output) => ({ output, ...(output.source ? { source: output.source } : {}) })),
       ...deadLetters.map((output) => ({ output })),
     ];
     try {
-      return await this.#produceAndCommit(records, epoch, produced, info, t0);
+      await this.runner.produce(produced.map((p) => p.output));
+      const stale = await this.runner.end({
+        offsets: nextOffsets(records),
+        info,
+        produced: produced.length,
+        startedAt: t0,
+        staleReason: () => ctx.epochs.staleReason(epoch, partitionsOf(records)),
+        behind: () => this.#mayCommitBehind(info),
+      });
+      if (stale === undefined) return true;
+      await this.stale.discard(records, epoch, stale);
+      return false;
     } catch (e) {
       const refused = await this.#refused(e);
       if (refused === undefined) throw (await this.#missingTopic(e, produced)) ?? this.#named(e);
@@ -59,10 +74,8 @@ export class ExactlyOnceCommitter implements Committer {
   }
 
   /** Waits for the commit under way, if any; rejects with its error (the transaction is then still open). */
-  async settle(): Promise<void> {
-    const committing = this.#committing;
-    this.#committing = undefined;
-    await committing;
+  settle(): Promise<void> {
+    return this.runner.settle();
   }
 
   /** Nothing spans batches here: a clean stop only waits for the commit under way. */
@@ -129,40 +142,6 @@ export class ExactlyOnceCommitter implements Committer {
     return refused.length > 0 ? refused : [err];
   }
 
-  async #produceAndCommit(
-    records: FetchedRecord[],
-    epoch: number,
-    produced: Produced[],
-    info: ReturnType<typeof commitInfo>,
-    t0: number,
-  ): Promise<boolean> {
-    const ctx = this.ctx;
-    const s = ctx.session;
-    for (const p of produced) await s.producer.produce(p.output);
-    for (const c of ctx.stores?.changelogRecords() ?? []) await s.producer.produce(c);
-    await ctx.hooks.beforeSendOffsets?.(info);
-    // Last check before the offsets bind to this generation: a revoke may have arrived meanwhile.
-    const stale = ctx.epochs.staleReason(epoch, partitionsOf(records));
-    if (stale !== undefined) {
-      await this.stale.abort('stale');
-      await this.stale.discard(records, epoch, stale);
-      return false;
-    }
-    await s.retryInPlace('send-offsets', () => s.producer.sendOffsets(nextOffsets(records), s.consumer));
-    await ctx.hooks.beforeCommit?.(info);
-    if (await this.#mayCommitBehind(info)) {
-      this.#commitBehind(produced.length, info, t0);
-      return true;
-    }
-    ctx.stores?.committing();
-    await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
-    ctx.txnOpen = false;
-    ctx.stores?.committed(s.producer.deliveredOffsets());
-    recordCommit(ctx, produced.length, t0);
-    await ctx.hooks.afterCommit?.(info);
-    return true;
-  }
-
   /**
    * Whether the commit call may run while the loop fetches the next batch: only once every record of
    * the transaction is delivered without error (a refusal still takes the path above, which names
@@ -180,24 +159,5 @@ export class ExactlyOnceCommitter implements Committer {
     }
     const t = producer.tally();
     return t.failed === 0 && t.purged === 0 && t.delivered >= t.produced;
-  }
-
-  /**
-   * Starts the commit (all records delivered, so only EndTxn is left) and returns: the coordinator's
-   * round trip overlaps the next consume, and the loop's settle() surfaces a failure before that
-   * batch is processed, so the recovery aborts and rewinds and the batch is discarded.
-   */
-  #commitBehind(produced: number, info: CommitInfo, t0: number): void {
-    const ctx = this.ctx;
-    const s = ctx.session;
-    const committing = (async () => {
-      await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
-      ctx.txnOpen = false;
-      recordCommit(ctx, produced, t0);
-      await ctx.hooks.afterCommit?.(info);
-    })();
-    // Surfaced by settle(); until then the rejection is not unhandled.
-    committing.catch(() => undefined);
-    this.#committing = committing;
   }
 }

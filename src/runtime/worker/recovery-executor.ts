@@ -14,6 +14,24 @@ import { StaleBatch, errorText, fail, observe, type WorkerContext } from './work
 
 const FATAL_WINDOW_MS = 60_000;
 
+/** What the recovery reads of the worker and the owners it changes (lifecycle, transaction). */
+export type RecoveryExecutorContext = Pick<
+  WorkerContext,
+  | 'o'
+  | 'clock'
+  | 'log'
+  | 'metrics'
+  | 'hooks'
+  | 'alerts'
+  | 'epochs'
+  | 'session'
+  | 'holds'
+  | 'stores'
+  | 'lifecycle'
+  | 'txn'
+  | 'inFlight'
+>;
+
 /**
  * Carries out recovery plans. It decides nothing itself: every failure, including the failure of a
  * recovery step, is turned into a plan by `planRecovery` and the plan's steps are run in order.
@@ -23,10 +41,12 @@ export class RecoveryExecutor {
   readonly #other: RepeatedErrors;
   /** Plans made when an error was reported asynchronously, carried out when the loop picks it up. */
   readonly #planned = new WeakMap<KafkaError, RecoveryPlan>();
+  /** An error the consumer reported between calls; the loop recovers from it at its next step. */
+  #pending: KafkaError | undefined;
   /** When a streak of retriable errors thrown by unwrapped calls (consume, produce) began. */
   #retryingSince: number | undefined;
 
-  constructor(private readonly ctx: WorkerContext) {
+  constructor(private readonly ctx: RecoveryExecutorContext) {
     this.#fatal = new RepeatedErrors(ctx.clock, FATAL_WINDOW_MS);
     this.#other = new RepeatedErrors(ctx.clock, ctx.o.otherErrorLimit.windowMs);
   }
@@ -49,8 +69,8 @@ export class RecoveryExecutor {
           : 0,
       otherLimit: ctx.o.otherErrorLimit.count,
       hasConsumer: ctx.session.hasConsumer,
-      transactionOpen: ctx.txnOpen,
-      stopping: ctx.stopRequested,
+      transactionOpen: ctx.txn.open,
+      stopping: ctx.lifecycle.stopRequested,
     };
     const plan = planRecovery(err, rc);
     for (const signal of plan.signals) {
@@ -75,27 +95,41 @@ export class RecoveryExecutor {
       { err: err.toLog(), action: plan.type },
       'kafka: consumer error; recovering at the next step',
     );
-    if (ctx.pendingError === undefined) {
+    if (this.#pending === undefined) {
       this.#planned.set(err, plan);
-      ctx.pendingError = err;
+      this.#pending = err;
     }
-    ctx.inFlight?.abort(new StaleBatch(`consumer error ${err.codeName}`));
+    ctx.inFlight.abort(new StaleBatch(`consumer error ${err.codeName}`));
   }
 
   /** A plan made outside the loop (at start) that the loop's first step carries out. */
   defer(err: KafkaError, plan: RecoveryPlan): void {
     this.#planned.set(err, plan);
-    this.ctx.pendingError = err;
+    this.#pending = err;
+  }
+
+  /** An error reported between calls is waiting for the loop's next step. */
+  get pending(): boolean {
+    return this.#pending !== undefined;
+  }
+
+  /** Throws the error reported between calls, if any, for the loop to recover from. */
+  throwPending(): void {
+    const e = this.#pending;
+    if (e) {
+      this.#pending = undefined;
+      throw e;
+    }
   }
 
   /** Recovers from an error thrown out of one iteration of the loop. */
   async recover(e: unknown): Promise<void> {
     const ctx = this.ctx;
-    if (ctx.stopRequested) {
+    if (ctx.lifecycle.stopRequested) {
       await this.abort('shutdown');
       return;
     }
-    ctx.state = 'recovering';
+    ctx.lifecycle.recovering();
     const exhausted = e instanceof RetriesExhausted ? e : undefined;
     const err = exhausted?.cause ?? (e instanceof KafkaError ? e : classifyKafkaError(e, 'client'));
     const plan =
@@ -145,7 +179,7 @@ export class RecoveryExecutor {
     if (plan.abortFirst) await this.abort(err.kind);
     else if (plan.type === 'reconnect') {
       // The transaction dies with the producer: store changes that joined it go with it.
-      ctx.txnOpen = false;
+      ctx.txn.abandon();
       ctx.stores?.aborted();
     }
     for (const step of plan.steps) {
@@ -162,9 +196,9 @@ export class RecoveryExecutor {
     const ctx = this.ctx;
     if (inner instanceof ReconnectStopped) return fail(ctx, inner.reason);
     const err = inner instanceof RetriesExhausted ? inner.cause : classifyKafkaError(inner, 'client');
-    if (plan.onStepFailure === 'stop' && !ctx.stopRequested)
+    if (plan.onStepFailure === 'stop' && !ctx.lifecycle.stopRequested)
       return fail(ctx, `recovery step ${step} failed: ${err.codeName}: ${err.message}`);
-    if (ctx.stopRequested) return;
+    if (ctx.lifecycle.stopRequested) return;
     const next = this.plan(err, step === 'rewind' ? 'rewind' : 'step-failed');
     ctx.log.warn(
       { event: 'recovery-step-failed', step, err: err.toLog(), action: next.type, steps: next.steps },
@@ -174,7 +208,8 @@ export class RecoveryExecutor {
   }
 
   async #run(step: RecoveryStep): Promise<void> {
-    const s = this.ctx.session;
+    const ctx = this.ctx;
+    const s = ctx.session;
     switch (step) {
       case 'rewind':
         return this.#rewind();
@@ -183,11 +218,16 @@ export class RecoveryExecutor {
       case 'reset-consumer':
         return s.resetConsumer();
       case 'close-producer':
+        ctx.txn.abandon();
         return s.closeProducer();
       case 'start-producer':
-        return s.startProducer();
+        await s.startProducer();
+        return ctx.txn.producerReady();
       case 'reconnect':
-        return s.reconnect();
+        await s.reconnect();
+        // The reconnect loop gives up without a producer only when the worker stops.
+        if (!ctx.lifecycle.stopRequested) ctx.txn.producerReady();
+        return;
     }
   }
 
@@ -223,10 +263,9 @@ export class RecoveryExecutor {
   async abort(reason: string): Promise<void> {
     const ctx = this.ctx;
     ctx.stores?.aborted();
-    if (!ctx.txnOpen) return;
+    if (!ctx.txn.open) return;
     const s = ctx.session;
     const tally = s.producer.tally();
-    ctx.txnOpen = false;
     ctx.metrics.aborts.inc({ reason });
     ctx.alerts.aborted();
     observe(ctx, () =>
@@ -234,10 +273,7 @@ export class RecoveryExecutor {
     );
     ctx.metrics.discardedOutputs.inc(tally.produced);
     try {
-      // A commit whose JS guard gave up may still run in librdkafka: an abort now fails with
-      // _CONFLICT (seen on shutdown, leaving the transaction open); wait for it, bounded.
-      await s.producer.whenIdle?.(ctx.o.kafka.apiTimeoutMs);
-      await s.retryInPlace('abort-transaction', () => s.producer.abortTransaction());
+      await ctx.txn.abort();
       ctx.log.warn(
         { event: 'abort', reason, discardedOutputs: tally.produced, purged: s.producer.tally().purged },
         'kafka: transaction aborted; its outputs are discarded (delivery reports with _PURGE_QUEUE are these outputs, not data loss)',

@@ -3,15 +3,19 @@ import { nextOffsets, partitionsOf } from '../batch-offsets.ts';
 import type { StageOutput } from '../stage.ts';
 import { TransactionSpan, type CommitInterval, type Position } from '../transaction-span.ts';
 import type { CommitInfo } from '../worker-options.ts';
-import { checkDeclaredTopics, recordCommit, type Committer } from './committer.ts';
+import { checkDeclaredTopics, type Committer } from './committer.ts';
+import type { TransactionRunner } from './transaction-runner.ts';
 import type { WorkerContext } from './worker-context.ts';
+
+/** What the committer reads of the worker. */
+export type SpanningContext = Pick<WorkerContext, 'stage' | 'clock' | 'epochs' | 'stores'>;
 
 /**
  * Exactly-once with a commit interval: one transaction spans several batches. Each batch's outputs
  * go into the open transaction at once; the input offsets of all its batches are sent and the
  * transaction committed when the span is due (its age or record count, see {@link TransactionSpan}),
  * when the input runs dry ({@link flush}), or at a clean stop. A transaction that a recovery aborted
- * meanwhile (`ctx.txnOpen` went false) takes its span with it: the rewind to the committed offsets
+ * meanwhile (the transaction is no longer open) takes its span with it: the rewind to the committed offsets
  * consumes those records again.
  *
  * Sending the offsets and the commit call run while the loop fetches the next batch: {@link commit}
@@ -33,13 +37,12 @@ export class SpanningCommitter implements Committer {
   #outputs = 0;
   #deadLetters = 0;
   #startedAt = 0;
-  #committing: Promise<void> | undefined;
 
   constructor(
-    private readonly ctx: WorkerContext,
+    private readonly ctx: SpanningContext,
+    private readonly runner: TransactionRunner,
     interval: CommitInterval,
     private readonly stale: {
-      abort(reason: string): Promise<void>;
       discard(records: readonly Position[], epoch: number, reason: string): Promise<void>;
     },
   ) {
@@ -53,20 +56,18 @@ export class SpanningCommitter implements Committer {
     deadLetters: StageOutput[],
   ): Promise<boolean> {
     const ctx = this.ctx;
-    checkDeclaredTopics(ctx, outputs);
+    checkDeclaredTopics(ctx.stage, outputs);
     await this.settle();
-    const s = ctx.session;
-    if (!ctx.txnOpen) {
+    if (!this.runner.txn.open) {
       this.#span.clear();
       this.#startedAt = ctx.clock.now();
-      await s.retryInPlace('begin-transaction', () => s.producer.beginTransaction());
-      ctx.txnOpen = true;
+      await this.runner.begin();
       this.#epoch = epoch;
       this.#outputs = 0;
       this.#deadLetters = 0;
     }
-    for (const o of outputs) await s.producer.produce(o);
-    for (const d of deadLetters) await s.producer.produce(d);
+    await this.runner.produce(outputs);
+    await this.runner.produce(deadLetters);
     this.#span.add(records, ctx.clock.now());
     ctx.stores?.joined();
     this.#outputs += outputs.length;
@@ -80,63 +81,45 @@ export class SpanningCommitter implements Committer {
    */
   async flush(): Promise<void> {
     await this.settle();
-    if (this.ctx.txnOpen && this.#span.open) await this.#commitSpan();
+    if (this.runner.txn.open && this.#span.open) await this.#commitSpan();
     await this.settle();
   }
 
   /** Waits for the commit under way, if any; rejects with its error (the transaction is then still open). */
-  async settle(): Promise<void> {
-    const committing = this.#committing;
-    this.#committing = undefined;
-    await committing;
+  settle(): Promise<void> {
+    return this.runner.settle();
   }
 
   /** The next consume may wait only until the open span is due. */
   consumeTimeoutMs(batchTimeoutMs: number): number {
-    return this.ctx.txnOpen
+    return this.runner.txn.open
       ? this.#span.consumeTimeoutMs(this.ctx.clock.now(), batchTimeoutMs)
       : batchTimeoutMs;
   }
 
   spanYoung(): boolean {
-    return this.ctx.txnOpen && this.#span.open && !this.#span.due(this.ctx.clock.now());
+    return this.runner.txn.open && this.#span.open && !this.#span.due(this.ctx.clock.now());
   }
 
   async #commitSpan(): Promise<boolean> {
-    const ctx = this.ctx;
-    const s = ctx.session;
     const records = [...this.#span.records];
-    for (const c of ctx.stores?.changelogRecords() ?? []) await s.producer.produce(c);
     const info: CommitInfo = {
       epoch: this.#epoch,
       records: records.length,
       outputs: this.#outputs,
       deadLetters: this.#deadLetters,
     };
-    await ctx.hooks.beforeSendOffsets?.(info);
-    // Last check before the offsets bind to this generation: a revoke may have arrived meanwhile.
-    const stale = ctx.epochs.staleReason(this.#epoch, partitionsOf(records));
-    if (stale !== undefined) {
-      this.#span.clear();
-      await this.stale.abort('stale');
-      await this.stale.discard(records, info.epoch, stale);
-      return false;
-    }
     this.#span.clear();
-    const startedAt = this.#startedAt;
-    const committing = (async () => {
-      await s.retryInPlace('send-offsets', () => s.producer.sendOffsets(nextOffsets(records), s.consumer));
-      await ctx.hooks.beforeCommit?.(info);
-      ctx.stores?.committing();
-      await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
-      ctx.txnOpen = false;
-      ctx.stores?.committed(s.producer.deliveredOffsets());
-      recordCommit(ctx, info.outputs + info.deadLetters, startedAt);
-      await ctx.hooks.afterCommit?.(info);
-    })();
-    // Surfaced by settle(); until then the rejection is not unhandled.
-    committing.catch(() => undefined);
-    this.#committing = committing;
-    return true;
+    const stale = await this.runner.end({
+      offsets: nextOffsets(records),
+      info,
+      produced: info.outputs + info.deadLetters,
+      startedAt: this.#startedAt,
+      staleReason: () => this.ctx.epochs.staleReason(info.epoch, partitionsOf(records)),
+      behind: 'offsets-and-commit',
+    });
+    if (stale === undefined) return true;
+    await this.stale.discard(records, info.epoch, stale);
+    return false;
   }
 }

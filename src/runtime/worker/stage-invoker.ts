@@ -9,14 +9,29 @@ import { ProcessingTimeout, StaleBatch, toStageRecord, type WorkerContext } from
  * max.poll.interval is never exceeded; a rebalance aborts the work through `ctx.signal`. Past the
  * processing deadline (on the worker's `Clock`) the work is abandoned as a `ProcessingTimeout`.
  */
+/** What a stage call reads of the worker. */
+export type StageCallContext = Pick<
+  WorkerContext,
+  | 'o'
+  | 'stage'
+  | 'clock'
+  | 'log'
+  | 'metrics'
+  | 'policy'
+  | 'epochs'
+  | 'session'
+  | 'stores'
+  | 'inFlight'
+  | 'progress'
+>;
+
 export async function invokeStage(
-  ctx: WorkerContext,
+  ctx: StageCallContext,
   records: FetchedRecord[],
   epoch: number,
   onConsumerError: (e: unknown) => void,
 ): Promise<ProcessResult> {
-  const controller = new AbortController();
-  ctx.inFlight = controller;
+  const controller = ctx.inFlight.begin();
   const consumer = ctx.session.consumer;
   let finished = false;
   let paused = false;
@@ -31,7 +46,7 @@ export async function invokeStage(
         onConsumerError(classifyKafkaError(e, 'consume'));
         return [];
       });
-      ctx.lastLoopAt = ctx.clock.now();
+      ctx.progress.looped(ctx.clock.now());
       // Only a partition assigned meanwhile can deliver; that assignment already made the batch stale.
       if (extra.length > 0)
         controller.abort(new StaleBatch('records arrived from a newly assigned partition'));
@@ -74,7 +89,7 @@ export async function invokeStage(
     controller.abort(new StaleBatch(BATCH_FINISHED));
     await keepAlive;
     await deadline;
-    ctx.inFlight = undefined;
+    ctx.inFlight.end();
     ctx.metrics.processSeconds.observe((ctx.clock.now() - started) / 1000);
   }
 }

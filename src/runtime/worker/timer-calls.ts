@@ -1,6 +1,13 @@
 import type { ProcessResult, StageOutput } from '../stage.ts';
-import { checkDeclaredTopics, recordCommit } from './committer.ts';
+import { checkDeclaredTopics } from './committer.ts';
+import type { TransactionRunner } from './transaction-runner.ts';
 import { errorText, type WorkerContext } from './worker-context.ts';
+
+/** What timer calls read of the worker. */
+export type TimerCallsContext = Pick<
+  WorkerContext,
+  'stage' | 'clock' | 'log' | 'epochs' | 'stores' | 'lifecycle' | 'inFlight'
+>;
 
 /**
  * Calls `onTimer` for every assigned, restored partition whose timer is due, each call in a
@@ -15,9 +22,11 @@ import { errorText, type WorkerContext } from './worker-context.ts';
  */
 export class TimerCalls {
   constructor(
-    private readonly ctx: WorkerContext,
+    private readonly ctx: TimerCallsContext,
+    private readonly runner: TransactionRunner,
     private readonly d: {
-      abort(reason: string): Promise<void>;
+      /** An error the consumer reported waits for the loop's recovery. */
+      pending(): boolean;
       /** Commits a transaction left open across batches and waits for the commit. */
       closeSpan(): Promise<void>;
       /** A transaction spans batches and is not yet due. */
@@ -35,13 +44,12 @@ export class TimerCalls {
     if (due.length === 0 || this.d.spanYoung()) return;
     await this.d.closeSpan();
     for (const partition of due) {
-      if (ctx.stopRequested || ctx.pendingError) return;
+      if (ctx.lifecycle.stopRequested || this.d.pending()) return;
       const epoch = ctx.epochs.current;
       const now = ctx.clock.now();
       timers.fired(partition, now);
       stores.engine.metrics.timerCalls.inc();
-      const controller = new AbortController();
-      ctx.inFlight = controller;
+      const controller = ctx.inFlight.begin();
       stores.begin();
       try {
         let result: ProcessResult;
@@ -70,33 +78,29 @@ export class TimerCalls {
         if (controller.signal.aborted || !this.#stillOurs(epoch, partition)) continue;
         await this.#commit(result.outputs, epoch, partition);
       } finally {
-        ctx.inFlight = undefined;
+        ctx.inFlight.end();
         stores.aborted();
       }
     }
   }
 
   #stillOurs(epoch: number, partition: number): boolean {
-    return epoch === this.ctx.epochs.current && this.ctx.stores!.engine.isReady(partition);
+    return epoch === this.ctx.epochs.current && this.ctx.stores?.engine.isReady(partition) === true;
   }
 
   async #commit(outputs: StageOutput[], epoch: number, partition: number): Promise<void> {
     const ctx = this.ctx;
-    const stores = ctx.stores!;
-    checkDeclaredTopics(ctx, outputs);
-    const changelog = stores.changelogRecords();
+    checkDeclaredTopics(ctx.stage, outputs);
+    const changelog = ctx.stores?.changelogRecords() ?? [];
     if (outputs.length === 0 && changelog.length === 0) return;
-    const s = ctx.session;
     const t0 = ctx.clock.now();
-    await s.retryInPlace('begin-transaction', () => s.producer.beginTransaction());
-    ctx.txnOpen = true;
-    for (const o of outputs) await s.producer.produce(o);
-    for (const c of changelog) await s.producer.produce(c);
-    if (!this.#stillOurs(epoch, partition)) return this.d.abort('stale');
-    stores.committing();
-    await s.retryInPlace('commit-transaction', () => s.producer.commitTransaction());
-    ctx.txnOpen = false;
-    stores.committed(s.producer.deliveredOffsets());
-    recordCommit(ctx, outputs.length, t0);
+    await this.runner.begin();
+    await this.runner.produce(outputs);
+    await this.runner.end({
+      produced: outputs.length,
+      startedAt: t0,
+      changelog,
+      staleReason: () => (this.#stillOurs(epoch, partition) ? undefined : 'stale'),
+    });
   }
 }

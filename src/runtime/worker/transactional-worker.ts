@@ -21,7 +21,10 @@ import { WorkerMetrics } from '../worker-metrics.ts';
 import { PartitionHolds } from './partition-holds.ts';
 import { RecoveryExecutor } from './recovery-executor.ts';
 import { runStartupChecks } from './startup-checks.ts';
+import { Transaction } from './transaction.ts';
 import { StaleBatch, fail, type WorkerContext } from './worker-context.ts';
+import { WorkerLifecycle } from './worker-lifecycle.ts';
+import { InFlight, WorkerProgress } from './worker-progress.ts';
 import { WorkerLoop } from './worker-loop.ts';
 import { WorkerStatusReporter, type WorkerStatus } from './worker-status.ts';
 
@@ -78,9 +81,9 @@ export class TransactionalWorker {
       onRevokeOrLost: () => alerts.revokedOrLost(),
       // A worker waiting for Kafka in its visible reconnect loop is not hung: a restart cannot help.
       onReconnectAttempt: () => {
-        this.#ctx.lastLoopAt = clock.now();
+        this.#ctx.progress.looped(clock.now());
       },
-      isStopping: () => this.#ctx.stopRequested,
+      isStopping: () => this.#ctx.lifecycle.stopRequested,
     });
     const stores = StateEngine.needed(stage)
       ? new StateBinding(
@@ -126,15 +129,10 @@ export class TransactionalWorker {
       deadLetterLimit: new DeadLetterLimit(policy.deadLetterLimit),
       deliveries: new DeliveryPlanner(options.attemptStore, groupId, policy.maxDeliveries),
       stores,
-      state: 'starting',
-      stopRequested: false,
-      failure: undefined,
-      pendingError: undefined,
-      inFlight: undefined,
-      txnOpen: false,
-      lastLoopAt: clock.now(),
-      lastCommitAt: undefined,
-      commits: 0,
+      lifecycle: new WorkerLifecycle(this.log),
+      txn: new Transaction(session, options.kafka.apiTimeoutMs),
+      inFlight: new InFlight(),
+      progress: new WorkerProgress(clock.now()),
     };
     this.#recovery = new RecoveryExecutor(this.#ctx);
     this.#loop = new WorkerLoop(this.#ctx, this.#recovery);
@@ -161,7 +159,7 @@ export class TransactionalWorker {
       ctx.holds.release(partitions);
       ctx.deliveries.forget(partitions);
     }
-    ctx.inFlight?.abort(new StaleBatch(`assignment changed (${cause}) while the batch was processed`));
+    ctx.inFlight.abort(new StaleBatch(`assignment changed (${cause}) while the batch was processed`));
   }
 
   /**
@@ -182,6 +180,7 @@ export class TransactionalWorker {
     }
     try {
       await ctx.session.startProducer();
+      ctx.txn.producerReady();
       await ctx.session.startConsumer();
     } catch (e) {
       const err = e instanceof RetriesExhausted ? e.cause : classifyKafkaError(e, 'connect');
@@ -198,7 +197,7 @@ export class TransactionalWorker {
       );
       this.#recovery.defer(err, plan);
     }
-    ctx.state = 'running';
+    ctx.lifecycle.started();
     this.#manual = opts.loop === false;
     this.#running = this.#manual ? Promise.resolve() : this.#loop.run();
   }
@@ -271,7 +270,7 @@ export class TransactionalWorker {
    * `{ loop: false }`; calling it while the loop runs by itself is a misuse.
    */
   async step(): Promise<void> {
-    if (this.#ctx.stopRequested) return;
+    if (this.#ctx.lifecycle.stopRequested) return;
     await this.#loop.step();
   }
 
@@ -286,8 +285,8 @@ export class TransactionalWorker {
    */
   async stop(): Promise<void> {
     const ctx = this.#ctx;
-    ctx.stopRequested = true;
-    ctx.inFlight?.abort(new StaleBatch('worker stopping'));
+    ctx.lifecycle.requestStop();
+    ctx.inFlight.abort(new StaleBatch('worker stopping'));
     await this.#running;
     if (this.#manual) {
       this.#manual = false;

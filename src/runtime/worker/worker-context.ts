@@ -1,4 +1,3 @@
-import type { KafkaError } from '../../kafka/kafka-error.ts';
 import type { FetchedRecord } from '../../kafka/records.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { AlertConditions } from '../alert-conditions.ts';
@@ -14,15 +13,20 @@ import type { Stage, StageRecord } from '../stage.ts';
 import type { WorkerHooks, WorkerOptions } from '../worker-options.ts';
 import type { WorkerMetrics } from '../worker-metrics.ts';
 import type { PartitionHolds } from './partition-holds.ts';
+import type { Transaction } from './transaction.ts';
+import type { WorkerLifecycle } from './worker-lifecycle.ts';
+import type { InFlight, WorkerProgress } from './worker-progress.ts';
 
-export type WorkerState = 'starting' | 'running' | 'recovering' | 'stopping' | 'stopped' | 'failed';
+export type { WorkerState } from './worker-lifecycle.ts';
 
 export type ResolvedWorkerOptions = WorkerOptions &
   Required<Pick<WorkerOptions, 'keepAliveAfterMs' | 'fatalLimit' | 'otherErrorLimit'>>;
 
 /**
- * What the parts of one worker share: its clients, its assignment, its policies and the little
- * mutable state the loop and the recovery both touch. One per `TransactionalWorker`.
+ * What the parts of one worker share: its clients, its assignment, its policies, and the owners of
+ * the little state that changes (`lifecycle`, `txn`, `inFlight`, `progress`); no field is
+ * reassigned. One per `TransactionalWorker`. Each part declares the fields it reads as a `Pick`
+ * of this; the worker's state and the transaction's change only through their tables.
  */
 export interface WorkerContext {
   readonly o: ResolvedWorkerOptions;
@@ -42,17 +46,14 @@ export interface WorkerContext {
   readonly deliveries: DeliveryPlanner;
   /** State stores and timers, for a stage that declares them. */
   readonly stores: StateBinding | undefined;
-  state: WorkerState;
-  stopRequested: boolean;
-  failure: string | undefined;
-  /** An error the consumer reported between calls; the loop recovers from it at its next step. */
-  pendingError: KafkaError | undefined;
-  /** Aborting it tells the running `process` call that its batch is stale. */
-  inFlight: AbortController | undefined;
-  txnOpen: boolean;
-  lastLoopAt: number;
-  lastCommitAt: number | undefined;
-  commits: number;
+  /** The worker's state, its stop request and failure reason. */
+  readonly lifecycle: WorkerLifecycle;
+  /** The Kafka transaction (exactly-once mode). */
+  readonly txn: Transaction;
+  /** Aborting it tells the running `process` or `onTimer` call that its work is stale. */
+  readonly inFlight: InFlight;
+  /** When the loop last turned and committed. */
+  readonly progress: WorkerProgress;
 }
 
 /** The batch became stale while it was processed; its work is discarded and its records refetched. */
@@ -66,7 +67,7 @@ export class ProcessingTimeout extends StaleBatch {
 }
 
 /** Observer hooks must not break the loop. */
-export function observe(ctx: WorkerContext, fn: () => void): void {
+export function observe(ctx: Pick<WorkerContext, 'log'>, fn: () => void): void {
   try {
     fn();
   } catch (e) {
@@ -75,11 +76,8 @@ export function observe(ctx: WorkerContext, fn: () => void): void {
 }
 
 /** Stops the worker for good: not live, the reason in its status. */
-export function fail(ctx: WorkerContext, reason: string): void {
-  ctx.failure = reason;
-  ctx.state = 'failed';
-  ctx.stopRequested = true;
-  ctx.log.error({ event: 'failed', reason }, `worker stopped: ${reason}`);
+export function fail(ctx: Pick<WorkerContext, 'lifecycle'>, reason: string): void {
+  ctx.lifecycle.fail(reason);
 }
 
 export function byPosition(a: FetchedRecord, b: FetchedRecord): number {

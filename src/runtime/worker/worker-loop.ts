@@ -14,6 +14,8 @@ import { SpanningCommitter } from './spanning-committer.ts';
 import type { RecoveryExecutor } from './recovery-executor.ts';
 import { invokeStage } from './stage-invoker.ts';
 import { TimerCalls } from './timer-calls.ts';
+import { recordCommit } from './committer.ts';
+import { TransactionRunner } from './transaction-runner.ts';
 import { StaleBatch, byPosition, errorText, observe, type WorkerContext } from './worker-context.ts';
 
 const COVERAGE_INTERVAL_MS = 10_000;
@@ -38,14 +40,23 @@ export class WorkerLoop {
       discard: (records: readonly TopicPartition[], epoch: number, reason: string) =>
         this.#discardStale(records, epoch, reason),
     };
+    // Begin, produce, end: one sequence for a batch, a span of batches and a timer call.
+    const runner = new TransactionRunner({
+      txn: ctx.txn,
+      producer: () => ctx.session.producer,
+      hooks: ctx.hooks,
+      stores: ctx.stores,
+      committed: (produced, startedAt) => recordCommit(ctx, produced, startedAt),
+      abort: (reason) => recovery.abort(reason),
+    });
     this.#committer =
       ctx.o.mode === 'at-least-once'
         ? new AtLeastOnceCommitter(ctx)
         : ctx.o.commitInterval
-          ? new SpanningCommitter(ctx, ctx.o.commitInterval, stale)
-          : new ExactlyOnceCommitter(ctx, stale);
-    this.#timers = new TimerCalls(ctx, {
-      abort: (reason) => recovery.abort(reason),
+          ? new SpanningCommitter(ctx, runner, ctx.o.commitInterval, stale)
+          : new ExactlyOnceCommitter(ctx, runner, stale);
+    this.#timers = new TimerCalls(ctx, runner, {
+      pending: () => recovery.pending,
       closeSpan: () => this.#committer.flush?.() ?? Promise.resolve(),
       spanYoung: () => this.#committer.spanYoung?.() ?? false,
     });
@@ -54,26 +65,26 @@ export class WorkerLoop {
   /** Runs until a stop is requested (or a plan stopped the worker), then closes the clients. */
   async run(): Promise<void> {
     const ctx = this.ctx;
-    while (!ctx.stopRequested) await this.step();
+    while (!ctx.lifecycle.stopRequested) await this.step();
     await this.shutdown();
   }
 
   /** Aborts an open transaction, leaves the group, closes the clients. */
   async shutdown(): Promise<void> {
     const ctx = this.ctx;
-    const clean = ctx.state !== 'failed';
-    ctx.state = ctx.state === 'failed' ? 'failed' : 'stopping';
+    const clean = ctx.lifecycle.state !== 'failed';
+    ctx.lifecycle.stopping();
     // A transaction left open across batches is committed at a clean stop, not thrown away.
     await (clean ? this.#committer.flush?.() : this.#committer.settle?.())?.catch((e: unknown) =>
       ctx.log.warn({ err: errorText(e) }, 'kafka: commit at stop failed; aborting'),
     );
-    if (ctx.txnOpen) await this.recovery.abort('shutdown');
+    if (ctx.txn.open) await this.recovery.abort('shutdown');
     await this.#closeStores();
     await ctx.session.close();
     this.#coverage?.admin.close();
     this.#coverage = undefined;
-    if (ctx.state !== 'failed') ctx.state = 'stopped';
-    ctx.log.info({ event: 'stopped', state: ctx.state }, 'worker stopped');
+    ctx.lifecycle.stopped();
+    ctx.log.info({ event: 'stopped', state: ctx.lifecycle.state }, 'worker stopped');
   }
 
   /**
@@ -106,18 +117,10 @@ export class WorkerLoop {
     }
   }
 
-  #throwPending(): void {
-    const e = this.ctx.pendingError;
-    if (e) {
-      this.ctx.pendingError = undefined;
-      throw e;
-    }
-  }
-
   async #iteration(): Promise<void> {
     const ctx = this.ctx;
-    ctx.lastLoopAt = ctx.clock.now();
-    this.#throwPending();
+    ctx.progress.looped(ctx.clock.now());
+    this.recovery.throwPending();
     await ctx.holds.resumeDue();
     await ctx.stores?.resumeRestored();
     await this.#timers.runDue();
@@ -137,7 +140,7 @@ export class WorkerLoop {
     // every event the client queued meanwhile; the batch's epoch is taken after it.
     await new Promise<void>((resolve) => setImmediate(resolve));
     const epoch = ctx.epochs.current;
-    this.#throwPending();
+    this.recovery.throwPending();
     const fetched = ctx.holds.admit(ctx.stores ? ctx.stores.admit(all) : all);
     this.#sampleLag();
     if (fetched.length === 0) return this.#committer.flush?.();
@@ -148,7 +151,7 @@ export class WorkerLoop {
     const stale = ctx.epochs.staleReason(epoch, parts);
     if (stale !== undefined) return this.#discardStale(fetched, epoch, stale);
 
-    ctx.stores?.beginBatch(ctx.txnOpen);
+    ctx.stores?.beginBatch(ctx.txn.open);
     try {
       await this.#processBatch(fetched, epoch, parts);
     } finally {
@@ -171,7 +174,7 @@ export class WorkerLoop {
     } finally {
       if (ctx.session.hasConsumer && ctx.session.consumer === consumer) consumer.resume(ctx.holds.flowing());
     }
-    this.#throwPending();
+    this.recovery.throwPending();
     const staleAfter = ctx.epochs.staleReason(epoch, parts);
     if (staleAfter !== undefined) return this.#discardStale(fetched, epoch, staleAfter);
     await settleBatch(
@@ -226,7 +229,7 @@ export class WorkerLoop {
     observe(ctx, () =>
       ctx.hooks.onStale?.({ reason, epoch, currentEpoch: ctx.epochs.current, records: records.length }),
     );
-    if (ctx.pendingError) return;
+    if (this.recovery.pending) return;
     await this.#rewind('stale');
   }
 
@@ -235,7 +238,7 @@ export class WorkerLoop {
    * records are behind the committed offsets and would otherwise be produced twice in it.
    */
   async #rewind(reason: string): Promise<void> {
-    if (this.ctx.txnOpen) await this.recovery.abort(reason);
+    if (this.ctx.txn.open) await this.recovery.abort(reason);
     await this.recovery.rewind();
   }
 

@@ -26,6 +26,12 @@ export interface WorkerStatus {
   unowned?: string[];
 }
 
+/** What the status reads of the worker. */
+export type StatusContext = Pick<
+  WorkerContext,
+  'o' | 'stage' | 'clock' | 'log' | 'metrics' | 'alerts' | 'epochs' | 'session' | 'lifecycle' | 'progress'
+>;
+
 /**
  * Liveness and readiness. Not live: failed (stopped with a reason), a loop that has not turned for
  * longer than max.poll.interval (at least a minute), or native calls stuck for good.
@@ -33,7 +39,7 @@ export interface WorkerStatus {
 export class WorkerStatusReporter {
   #stuckReported = false;
 
-  constructor(private readonly ctx: WorkerContext) {}
+  constructor(private readonly ctx: StatusContext) {}
 
   status(): WorkerStatus {
     const ctx = this.ctx;
@@ -41,15 +47,16 @@ export class WorkerStatusReporter {
     const liveWindow = Math.max(ctx.o.kafka.maxPollIntervalMs, 60_000);
     const alerts = ctx.alerts.active();
     for (const c of ALERT_CONDITIONS) ctx.metrics.alert.set({ condition: c }, alerts.includes(c) ? 1 : 0);
-    const ready = ctx.state === 'running' && ctx.session.hasConsumer && ctx.epochs.assigned().length > 0;
+    const ready =
+      ctx.lifecycle.state === 'running' && ctx.session.hasConsumer && ctx.epochs.assigned().length > 0;
     const stuck = stuckCallsExhaustPool() ? this.#reportStuck() : undefined;
     ctx.metrics.up.set(ready ? 1 : 0);
     const unowned = ctx.alerts.unowned();
     const notReady = ready
       ? undefined
       : notReadyReason({
-          state: ctx.state,
-          ...(ctx.failure !== undefined ? { failure: ctx.failure } : {}),
+          state: ctx.lifecycle.state,
+          ...(ctx.lifecycle.failure !== undefined ? { failure: ctx.lifecycle.failure } : {}),
           hasConsumer: ctx.session.hasConsumer,
           assigned: ctx.epochs.assigned().length,
           ...ctx.session.connectivity(),
@@ -58,16 +65,19 @@ export class WorkerStatusReporter {
     return {
       stage: ctx.stage.name,
       instanceId: ctx.o.instanceId,
-      state: ctx.state,
-      live: ctx.state !== 'failed' && now - ctx.lastLoopAt < liveWindow && stuck === undefined,
+      state: ctx.lifecycle.state,
+      live:
+        ctx.lifecycle.state !== 'failed' && now - ctx.progress.lastLoopAt < liveWindow && stuck === undefined,
       ready,
       epoch: ctx.epochs.current,
       assigned: ctx.epochs.assigned().map(tpKey),
-      lastCommitAt: ctx.lastCommitAt,
-      lastLoopAt: ctx.lastLoopAt,
-      committedTransactions: ctx.commits,
+      lastCommitAt: ctx.progress.lastCommitAt,
+      lastLoopAt: ctx.progress.lastLoopAt,
+      committedTransactions: ctx.progress.commits,
       alerts,
-      ...(ctx.failure !== undefined || stuck !== undefined ? { failure: ctx.failure ?? stuck } : {}),
+      ...(ctx.lifecycle.failure !== undefined || stuck !== undefined
+        ? { failure: ctx.lifecycle.failure ?? stuck }
+        : {}),
       ...(notReady !== undefined ? { notReady } : {}),
       ...(unowned.length > 0 ? { unowned } : {}),
     };
