@@ -4,7 +4,7 @@ import { createAdmin } from '../../../src/kafka/admin.ts';
 import { KafkaError } from '../../../src/kafka/kafka-error.ts';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
-import { culprits, type Produced } from '../../../src/runtime/refused-outputs.ts';
+import { culprits, type Produced } from '../../../src/runtime/record-errors/refused-outputs.ts';
 import { uniqueTopic, uniqueTransactionalId } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { exited, spawnWorker as spawnChild } from '../../support/spawn-worker.ts';
 import { TransactionalWorker } from '../../../src/runtime/index.ts';
-import { DLT_HEADERS } from '../../../src/runtime/dead-letter.ts';
+import { DLT_HEADERS } from '../../../src/runtime/record-errors/dead-letter.ts';
 import { InMemoryAttemptStore } from '../../../src/runtime/delivery-attempts/in-memory-attempt-store.ts';
 import type { Stage } from '../../../src/runtime/stage.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createAdmin } from '../../../src/kafka/admin.ts';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
-import { DLT_HEADERS } from '../../../src/runtime/dead-letter.ts';
+import { DLT_HEADERS } from '../../../src/runtime/record-errors/dead-letter.ts';
 import { TransactionalWorker, type Stage, type WorkerOptions } from '../../../src/runtime/index.ts';
 import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';

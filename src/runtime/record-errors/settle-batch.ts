@@ -1,14 +1,14 @@
 import type { FetchedRecord } from '../../kafka/records.ts';
 import { tpKey } from '../../kafka/records.ts';
-import { deadLetterOf } from '../dead-letter.ts';
-import { errorKindOf } from '../record-error-policy.ts';
-import { asOriginal } from '../retry-topics.ts';
-import { RefusedOutputs } from '../refused-outputs.ts';
-import { planSettlement, positionKey } from '../settlement.ts';
+import { deadLetterOf } from './dead-letter.ts';
+import { errorKindOf } from './policy.ts';
+import { asOriginal } from './retry-topics.ts';
+import { RefusedOutputs } from './refused-outputs.ts';
+import { planSettlement, positionKey } from './settlement-plan.ts';
 import type { StageOutput } from '../stage.ts';
-import type { IsolatedResult } from './bisection.ts';
-import type { Committer } from './committer.ts';
-import { errorText, fail, toStageRecord, type WorkerContext } from './worker-context.ts';
+import type { IsolatedResult } from '../worker/bisection.ts';
+import type { Committer } from '../worker/committer.ts';
+import { errorText, fail, toStageRecord, type WorkerContext } from '../worker/worker-context.ts';
 
 export interface SettleDeps {
   committer: Committer;

@@ -1,9 +1,9 @@
-import { code } from '../kafka/error-codes.ts';
-import type { KafkaError } from '../kafka/kafka-error.ts';
-import type { ProducerPort } from '../kafka/producer.ts';
-import type { FetchedRecord } from '../kafka/records.ts';
-import { positionKey } from './settlement.ts';
-import type { RecordFailure, RecordPosition, StageOutput } from './stage.ts';
+import { code } from '../../kafka/error-codes.ts';
+import type { KafkaError } from '../../kafka/kafka-error.ts';
+import type { ProducerPort } from '../../kafka/producer.ts';
+import type { FetchedRecord } from '../../kafka/records.ts';
+import { positionKey } from './settlement-plan.ts';
+import type { RecordFailure, RecordPosition, StageOutput } from '../stage.ts';
 
 /** One record a transaction produced, in produce order, with the input record it came from if known. */
 export interface Produced {

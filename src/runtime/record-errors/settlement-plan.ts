@@ -1,9 +1,9 @@
-import type { FetchedRecord, TopicPartition } from '../kafka/records.ts';
-import { tpKey } from '../kafka/records.ts';
+import type { FetchedRecord, TopicPartition } from '../../kafka/records.ts';
+import { tpKey } from '../../kafka/records.ts';
 import type { FailureHistory, FailureTracker } from './failure-tracker.ts';
-import { failureKind, isRetryable, type RecordErrorPolicy } from './record-error-policy.ts';
+import { failureKind, isRetryable, type RecordErrorPolicy } from './policy.ts';
 import { forwardToRetry, retryOrigin } from './retry-topics.ts';
-import type { RecordFailure, RecordPosition, StageOutput } from './stage.ts';
+import type { RecordFailure, RecordPosition, StageOutput } from '../stage.ts';
 
 export interface DeadLetterDecision {
   record: FetchedRecord;

@@ -1,4 +1,4 @@
-import type { RecordPosition } from './stage.ts';
+import type { RecordPosition } from '../stage.ts';
 
 export interface FailureHistory {
   attempts: number;

@@ -1,18 +1,23 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FetchedRecord } from '../../../src/kafka/records.ts';
-import { fixedBackOff } from '../../../src/runtime/backoff.ts';
-import { DeadLetterLimit } from '../../../src/runtime/dead-letter-limit.ts';
-import { nextMarker } from '../../../src/runtime/delivery-attempts/next-marker.ts';
-import { FailureTracker } from '../../../src/runtime/failure-tracker.ts';
+import type { FetchedRecord } from '../../../../src/kafka/records.ts';
+import { fixedBackOff } from '../../../../src/runtime/backoff.ts';
+import { DeadLetterLimit } from '../../../../src/runtime/record-errors/dead-letter-limit.ts';
+import { nextMarker } from '../../../../src/runtime/delivery-attempts/next-marker.ts';
+import { FailureTracker } from '../../../../src/runtime/record-errors/failure-tracker.ts';
 import {
   defaultRecordErrorPolicy,
   errorKindOf,
   isRetryable,
-} from '../../../src/runtime/record-error-policy.ts';
-import { asOriginal, dueAt, forwardToRetry, RETRY_HEADERS } from '../../../src/runtime/retry-topics.ts';
-import { planSettlement } from '../../../src/runtime/settlement.ts';
-import { DecodeError, NonRetryableError } from '../../../src/runtime/stage.ts';
+} from '../../../../src/runtime/record-errors/policy.ts';
+import {
+  asOriginal,
+  dueAt,
+  forwardToRetry,
+  RETRY_HEADERS,
+} from '../../../../src/runtime/record-errors/retry-topics.ts';
+import { planSettlement } from '../../../../src/runtime/record-errors/settlement-plan.ts';
+import { DecodeError, NonRetryableError } from '../../../../src/runtime/stage.ts';
 
 const rec = (partition: number, offset: number, headers: Record<string, Buffer> = {}): FetchedRecord => ({
   topic: 't',
