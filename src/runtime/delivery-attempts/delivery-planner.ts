@@ -1,7 +1,7 @@
 import type { FetchedRecord, TopicPartition, TopicPartitionOffset } from '../../kafka/records.ts';
 import { tpKey } from '../../kafka/records.ts';
 import type { AttemptStore, DeliveryMarker } from './attempt-store.ts';
-import { nextMarker } from './next-marker.ts';
+import { deliveriesOf, nextMarker } from './next-marker.ts';
 
 export interface DeliveryPlan {
   /** Records to hand to the stage. */
@@ -70,6 +70,15 @@ export class DeliveryPlanner {
     }
     await this.store.put(this.group, puts);
     return plan;
+  }
+
+  /**
+   * How often the record at `p` was delivered without completing, by the marker of its partition's
+   * last plan (for the dead letter of a record that plan found poison); undefined without a store.
+   */
+  deliveries(p: TopicPartitionOffset): number | undefined {
+    const marker = this.#cache.get(tpKey(p));
+    return marker ? deliveriesOf(marker, p.offset) : undefined;
   }
 
   /** A known, handled failure (back-off retry) is not a lost delivery: its count starts over. */

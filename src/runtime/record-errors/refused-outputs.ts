@@ -57,14 +57,31 @@ export function attributeRefused(
   return { failures: [...failures.values()], unattributed };
 }
 
-const BATCH_LEVEL = new Set([code('MSG_SIZE_TOO_LARGE'), code('RECORD_LIST_TOO_LARGE')]);
+/**
+ * Refusals the broker gives a whole produce batch for one record in it: the size of a record batch
+ * (records batched with an oversized one are refused with it), and an invalid record (a null key to
+ * a compacted topic, ...), which the broker names by index (KIP-467) but the client reports for
+ * every record of the batch.
+ */
+const BATCH_LEVEL = new Set([
+  code('MSG_SIZE_TOO_LARGE'),
+  code('RECORD_LIST_TOO_LARGE'),
+  code('INVALID_RECORD'),
+]);
+
+/** Probes of one suspect that end neither delivered nor refused before it counts as a culprit. */
+const PROBE_ATTEMPTS = 3;
 
 /**
- * The refusals that are the record's own fault. The client checks each record alone and the broker
- * reports an invalid record by index (KIP-467), but the broker checks the size of a whole record
- * batch: records batched with an oversized one are refused with it. When the broker refused more
- * than one record for size, each is produced alone in a probe transaction that is then aborted;
- * those refused alone are the culprits, the others were bystanders.
+ * The refusals that are the record's own fault. The client checks each record alone, but the broker
+ * refuses a whole record batch for one oversized or invalid record in it (see BATCH_LEVEL). When it
+ * refused more than one record so, the suspects are produced again one at a time (each delivered
+ * before the next is produced, so each is a batch of its own) in probe transactions that are then
+ * aborted; those refused alone are the culprits, the others were bystanders. A refused delivery
+ * leaves a transaction able only to abort, so a probe transaction ends at each culprit: the probes
+ * cost one transaction per culprit (plus one), not one per suspect. A suspect whose probe ends
+ * neither way is probed again (seen: the first probe record after the refused transaction's abort
+ * comes back purged, and the transaction then accepts only an abort).
  */
 export async function culprits(
   producer: ProducerPort,
@@ -72,21 +89,36 @@ export async function culprits(
   produced: readonly Produced[],
   timeoutMs: number,
 ): Promise<KafkaError[]> {
-  const bySize = refused.filter((e) => e.operation === 'delivery' && BATCH_LEVEL.has(e.code) && e.record);
-  if (bySize.length <= 1) return [...refused];
-  const own = refused.filter((e) => !bySize.includes(e));
-  // One probe transaction per suspect: after a refused delivery a transaction only accepts an abort.
-  for (const suspect of bySize) {
-    const output = produced[suspect.record!.index]?.output;
-    if (!output) continue;
-    await producer.beginTransaction();
-    try {
-      await producer.produce(output);
-      await producer.flush(timeoutMs);
-      if (producer.tally().refused.length > 0) own.push(suspect);
-    } finally {
-      await producer.abortTransaction();
+  const suspects = refused.flatMap((e) => {
+    const output = e.record ? produced[e.record.index]?.output : undefined;
+    return e.operation === 'delivery' && BATCH_LEVEL.has(e.code) && output ? [{ error: e, output }] : [];
+  });
+  if (suspects.length <= 1) return [...refused];
+  const own = refused.filter((e) => !suspects.some((s) => s.error === e));
+  let open = false;
+  const abort = async () => {
+    open = false;
+    await producer.abortTransaction();
+  };
+  try {
+    for (const suspect of suspects) {
+      let verdict: 'culprit' | 'bystander' | undefined;
+      for (let attempt = 0; verdict === undefined && attempt < PROBE_ATTEMPTS; attempt += 1) {
+        if (!open) await producer.beginTransaction();
+        open = true;
+        const before = producer.tally();
+        await producer.produce(suspect.output);
+        await producer.flush(timeoutMs);
+        const after = producer.tally();
+        if (after.refused.length > before.refused.length) verdict = 'culprit';
+        else if (after.delivered > before.delivered) verdict = 'bystander';
+        // Neither (purged, or failed otherwise): the transaction is unusable; probe again in a new one.
+        if (verdict !== 'bystander') await abort();
+      }
+      if (verdict !== 'bystander') own.push(suspect.error);
     }
+  } finally {
+    if (open) await abort();
   }
   return own;
 }

@@ -102,6 +102,40 @@ describe('records Kafka refuses are reported as refused, naming the record (real
     }
   });
 
+  test('an invalid record (null key to a compacted topic) is refused with its whole batch; the probe finds it', async () => {
+    const topic = uniqueTopic('probe-invalid');
+    const admin = createAdmin(bootstrap);
+    await admin.createTopics([
+      { topic, partitions: 1, replicationFactor: 1, config: { 'cleanup.policy': 'compact' } },
+    ]);
+    admin.close();
+    const producer = producerFor('refused-invalid');
+    await producer.connect(10_000);
+    await producer.initTransactions();
+    try {
+      const produced: Produced[] = [
+        { output: { topic, key: 'a', value: 'keyed' } },
+        { output: { topic, key: null, value: 'no key' } },
+        { output: { topic, key: 'c', value: 'keyed too' } },
+      ];
+      await producer.beginTransaction();
+      for (const p of produced) await producer.produce(p.output);
+      await producer.commitTransaction().catch(() => undefined);
+      await producer.flush(10_000);
+      const refused = producer.tally().refused;
+      await producer.abortTransaction();
+      assert.ok(refused.length > 1, 'the client reports the records batched with the invalid one as refused');
+      for (const r of refused) assert.equal(r.codeName, 'INVALID_RECORD');
+      const own = await culprits(producer, refused, produced, 10_000);
+      assert.deepEqual(
+        own.map((e) => e.record?.index),
+        [1],
+      );
+    } finally {
+      await producer.close(5_000);
+    }
+  });
+
   test('the probe tells the oversized record from the records batched with it', async () => {
     const topic = uniqueTopic('probe-limit');
     const admin = createAdmin(bootstrap);

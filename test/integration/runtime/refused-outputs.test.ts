@@ -5,6 +5,7 @@ import { createProducer } from '../../../src/kafka/producer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { DLT_HEADERS } from '../../../src/runtime/record-errors/dead-letter.ts';
 import { TransactionalWorker, type Stage, type WorkerOptions } from '../../../src/runtime/index.ts';
+import { captureLog } from '../../helpers/capture-log.ts';
 import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
@@ -91,13 +92,32 @@ async function assertDeadLetteredOnce(input: string, out: string, reason: RegExp
   assert.equal(w.status().state, 'running', w.status().failure);
 }
 
+/**
+ * Each dead letter leaves one warning naming where the record came from, why and where it went, and
+ * never the record's content (DNS names are sensitive).
+ */
+function assertLoggedOnce(lines: Record<string, unknown>[], input: string): void {
+  const deadLetterLines = lines.filter((l) => l.event === 'dead-letter');
+  assert.equal(deadLetterLines.length, 1, `one dead-letter line: ${JSON.stringify(deadLetterLines)}`);
+  const line = deadLetterLines[0]!;
+  assert.equal(line.level, 40, 'logged at warn');
+  assert.equal(line.topic, input);
+  assert.equal(line.partition, 0);
+  assert.equal(line.offset, BIG_AT);
+  assert.equal(line.kind, 'refused');
+  assert.equal(line.deadLetterTopic, `${input}.DLT`);
+  assert.ok(!('value' in line) && !('key' in line), 'no record content');
+}
+
 describe('an output Kafka refuses goes through the record-error path (real 1-node broker)', () => {
   test("larger than the output topic's max.message.bytes: dead-lettered once, the rest output once, the worker runs on", async () => {
     const { input, out } = await world({ 'max.message.bytes': '3000' });
-    const w = worker(stage(input, out, 5_000));
+    const { log, lines } = captureLog();
+    const w = worker(stage(input, out, 5_000), { log });
     await w.start();
     try {
       await assertDeadLetteredOnce(input, out, new RegExp(`${out}/0 \\(5000 bytes; .*max.message.bytes`), w);
+      assertLoggedOnce(lines, input);
     } finally {
       await w.stop();
     }
@@ -119,6 +139,35 @@ describe('an output Kafka refuses goes through the record-error path (real 1-nod
         /topic .* \(20000 bytes, larger than the producer's message.max.bytes \(10000\)\)/,
         w,
       );
+    } finally {
+      await w.stop();
+    }
+  });
+
+  test('a null key to a compacted topic: only that record is dead-lettered, the records batched with it are output once', async () => {
+    // The broker refuses the whole produce batch with INVALID_RECORD (naming the bad record by index,
+    // KIP-467) and the client reports every record of that batch as refused: the bystanders must be
+    // told from the culprit, not dead-lettered with it.
+    const { input, out } = await world({ 'cleanup.policy': 'compact' });
+    const keyed: Stage = {
+      name: 'test.refused',
+      inputTopics: [input],
+      outputTopics: [out],
+      process: (records) => ({
+        outputs: records.map((r) => ({
+          topic: out,
+          key: r.value?.toString() === String(BIG_AT) ? null : `k${r.value?.toString() ?? ''}`,
+          value: r.value,
+          source: r,
+        })),
+      }),
+    };
+    const { log, lines } = captureLog();
+    const w = worker(keyed, { log });
+    await w.start();
+    try {
+      await assertDeadLetteredOnce(input, out, /refused record/, w);
+      assertLoggedOnce(lines, input);
     } finally {
       await w.stop();
     }

@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import type { FetchedRecord } from '../../../../src/kafka/records.ts';
 import { fixedBackOff } from '../../../../src/runtime/backoff.ts';
 import { DeadLetterLimit } from '../../../../src/runtime/record-errors/dead-letter-limit.ts';
-import { nextMarker } from '../../../../src/runtime/delivery-attempts/next-marker.ts';
-import { FailureTracker } from '../../../../src/runtime/record-errors/failure-tracker.ts';
+import { deliveriesOf, nextMarker } from '../../../../src/runtime/delivery-attempts/next-marker.ts';
 import {
   defaultRecordErrorPolicy,
   errorKindOf,
@@ -16,7 +15,6 @@ import {
   forwardToRetry,
   RETRY_HEADERS,
 } from '../../../../src/runtime/record-errors/retry-topics.ts';
-import { planSettlement } from '../../../../src/runtime/record-errors/settlement-plan.ts';
 import { DecodeError, NonRetryableError } from '../../../../src/runtime/stage.ts';
 
 const rec = (partition: number, offset: number, headers: Record<string, Buffer> = {}): FetchedRecord => ({
@@ -30,109 +28,27 @@ const rec = (partition: number, offset: number, headers: Record<string, Buffer> 
 });
 const policy = { ...defaultRecordErrorPolicy, backOff: fixedBackOff(1_000, 2) };
 
-describe('settlement of a processed batch', () => {
-  const records = [rec(0, 0), rec(0, 1), rec(0, 2), rec(1, 0), rec(1, 1)];
-  const outputs = records.map((r) => ({ topic: 'o', value: r.value, source: r }));
-
-  test('a retryable failure holds back its record and the rest of its partition; other partitions commit', () => {
-    const s = planSettlement({
-      records,
-      outputs: outputs.filter((o) => !(o.source.partition === 0 && o.source.offset === 1)),
-      failures: [{ record: rec(0, 1), error: new Error('x') }],
-      poison: [],
-      policy,
-      tracker: new FailureTracker(),
-      now: 0,
-    });
-    assert.deepEqual(
-      s.keep.map((r) => `${r.partition}@${r.offset}`),
-      ['0@0', '1@0', '1@1'],
-    );
-    assert.deepEqual(s.retries, [
-      {
-        partition: { topic: 't', partition: 0 },
-        offset: 1,
-        delayMs: 1_000,
-        attempt: 1,
-        error: new Error('x'),
-      },
-    ]);
-    assert.equal(s.outputs?.length, 3, 'outputs of held-back records are dropped');
-  });
-
-  test('outputs without a source cannot be picked apart: the rest must be processed again', () => {
-    const s = planSettlement({
-      records,
-      outputs: [{ topic: 'o', value: 'x' }],
-      failures: [{ record: rec(1, 1), error: new Error('x') }],
-      poison: [],
-      policy,
-      tracker: new FailureTracker(),
-      now: 0,
-    });
-    assert.equal(s.outputs, undefined);
-  });
-
-  test('after the last attempt a failure is dead-lettered with its history and its offset commits', () => {
-    const tracker = new FailureTracker();
-    tracker.fail(rec(0, 2), 10);
-    tracker.fail(rec(0, 2), 20);
-    const s = planSettlement({
-      records,
-      outputs: [],
-      failures: [{ record: rec(0, 2), error: new Error('x') }],
-      poison: [],
-      policy,
-      tracker,
-      now: 30,
-    });
-    assert.equal(s.retries.length, 0);
-    assert.equal(s.keep.length, records.length);
-    assert.deepEqual(s.deadLetters[0]!.history, { attempts: 3, firstFailure: 10, lastFailure: 30 });
-  });
-
-  test('non-retryable and decode errors are dead-lettered at once; a stage predicate overrides', () => {
-    const tracker = new FailureTracker();
-    const s = planSettlement({
-      records,
-      outputs: [],
-      failures: [
-        { record: rec(0, 0), error: new DecodeError('bad') },
-        { record: rec(1, 0), error: new NonRetryableError('no') },
-      ],
-      poison: [],
-      policy,
-      tracker,
-      now: 0,
-    });
-    assert.deepEqual(
-      s.deadLetters.map((d) => d.kind),
-      ['decode', 'non-retryable'],
-    );
+describe('error kinds', () => {
+  test('decode errors are never retried; a stage predicate decides the rest', () => {
     assert.equal(
       isRetryable(new DecodeError('x'), policy, () => true),
       false,
       'decode is never retried',
     );
+    assert.equal(isRetryable(new NonRetryableError('x'), policy), false);
     assert.equal(
       isRetryable(new Error('x'), policy, () => false),
       false,
     );
+    assert.equal(isRetryable(new Error('x'), policy), true);
     assert.equal(errorKindOf(Object.assign(new Error('x'), { kind: 'validation' })), 'validation');
   });
+});
 
+describe('retry topics', () => {
   test('with retry topics a failure is forwarded to its next hop, then dead-lettered under its origin', () => {
     const rt = { ...policy, retryTopics: { delaysMs: [100, 200] } };
-    const first = planSettlement({
-      records: [rec(0, 5)],
-      outputs: [],
-      failures: [{ record: rec(0, 5), error: new Error('x') }],
-      poison: [],
-      policy: rt,
-      tracker: new FailureTracker(),
-      now: 1_000,
-    });
-    const hop = first.forwards[0]!;
+    const hop = forwardToRetry(rec(0, 5), rt.retryTopics, new Error('x'), 1_000)!;
     assert.equal(hop.topic, 't-retry-1');
     const hopRecord: FetchedRecord = {
       ...rec(0, 0),
@@ -157,29 +73,66 @@ describe('settlement of a processed batch', () => {
 describe('delivery markers (bounded redelivery)', () => {
   test('a new batch start counts 1, a redelivery of the same start counts up', () => {
     assert.deepEqual(nextMarker(undefined, 10, 19, 3), {
-      marker: { offset: 10, count: 1 },
+      marker: { offset: 10, count: 1, batchEnds: [19] },
       action: 'normal',
     });
-    assert.deepEqual(nextMarker({ offset: 10, count: 2 }, 10, 19, 3), {
-      marker: { offset: 10, count: 3 },
+    assert.deepEqual(nextMarker({ offset: 10, count: 2, batchEnds: [19, 18] }, 10, 19, 3), {
+      marker: { offset: 10, count: 3, batchEnds: [19, 18, 19] },
       action: 'normal',
     });
-    assert.deepEqual(nextMarker({ offset: 10, count: 2 }, 20, 29, 3), {
-      marker: { offset: 20, count: 1 },
+    assert.deepEqual(nextMarker({ offset: 10, count: 2, batchEnds: [19, 18] }, 20, 29, 3), {
+      marker: { offset: 20, count: 1, batchEnds: [29] },
       action: 'normal',
     });
   });
 
   test('too many deliveries of one start search the range one record at a time, then dead-letter the culprit', () => {
     const search = nextMarker({ offset: 10, count: 3 }, 10, 19, 3);
-    assert.deepEqual(search, { marker: { offset: 10, count: 1, suspectEnd: 19 }, action: 'single' });
+    assert.deepEqual(search, {
+      marker: { offset: 10, count: 1, suspectEnd: 19, batchEnds: [] },
+      action: 'single',
+    });
     assert.deepEqual(nextMarker(search.marker, 11, 19, 3).action, 'single');
     assert.deepEqual(nextMarker({ offset: 14, count: 3, suspectEnd: 19 }, 14, 19, 3).action, 'poison');
     assert.deepEqual(nextMarker({ offset: 19, count: 1, suspectEnd: 19 }, 20, 29, 3).action, 'normal');
   });
 });
 
+describe("delivery count of a poison record (the dead letter's attempts)", () => {
+  test('counts the failed batch deliveries that reached the record and its deliveries alone', () => {
+    // Three batch deliveries from offset 10 (ending at 19, 16, 19), then a search, one record at a time.
+    let m = nextMarker(undefined, 10, 19, 3).marker;
+    m = nextMarker(m, 10, 16, 3).marker;
+    m = nextMarker(m, 10, 19, 3).marker;
+    let step = nextMarker(m, 10, 19, 3);
+    assert.equal(step.action, 'single');
+    for (const offset of [11, 12, 13, 14, 15, 16, 17]) step = nextMarker(step.marker, offset, 19, 3);
+    for (let i = 0; i < 3; i += 1) step = nextMarker(step.marker, 17, 19, 3);
+    assert.equal(step.action, 'poison');
+    assert.equal(
+      deliveriesOf(step.marker, 17),
+      2 + 3,
+      'two batches reached 17 (not the one ending at 16), three alone',
+    );
+  });
+
+  test('a record poisoned at the start of the search counts every batch delivery', () => {
+    let step = nextMarker(undefined, 10, 19, 2);
+    for (let i = 0; i < 4; i += 1) step = nextMarker(step.marker, 10, 19, 2);
+    assert.equal(step.action, 'poison');
+    assert.equal(deliveriesOf(step.marker, 10), 4);
+  });
+});
+
 describe('dead-letter limit', () => {
+  test('check answers for a batch without counting it; record counts it', () => {
+    const limit = new DeadLetterLimit({ maxShare: 1, window: 100, maxConsecutive: 2 });
+    assert.match(limit.check([true, true]) ?? '', /2 consecutive/);
+    assert.equal(limit.check([true]), undefined, 'the checked batch was not counted');
+    assert.equal(limit.record([true]), undefined);
+    assert.match(limit.check([true]) ?? '', /2 consecutive/);
+  });
+
   test('trips on consecutive dead letters', () => {
     const limit = new DeadLetterLimit({ maxShare: 1, window: 100, maxConsecutive: 3 });
     assert.equal(limit.record([true, true, false, true, true]), undefined);
