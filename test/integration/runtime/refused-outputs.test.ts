@@ -39,17 +39,17 @@ async function seedInput(topic: string): Promise<void> {
   assert.equal(failed, 0);
 }
 
-function stage(input: string, out: string, bigBytes: number): Stage {
+/** `bigLast`: the oversized output is produced after every other output of its batch. */
+function stage(input: string, out: string, bigBytes: number, bigLast = false): Stage {
+  const isBig = (r: { value: Buffer | null }) => r.value?.toString() === String(BIG_AT);
   return {
     name: 'test.refused',
     inputTopics: [input],
     outputTopics: [out],
     process: (records) => ({
-      outputs: records.map((r) => ({
-        topic: out,
-        value: r.value?.toString() === String(BIG_AT) ? Buffer.alloc(bigBytes, 'b') : r.value,
-        source: r,
-      })),
+      outputs: [...records]
+        .sort((a, b) => (bigLast ? Number(isBig(a)) - Number(isBig(b)) : 0))
+        .map((r) => ({ topic: out, value: isBig(r) ? Buffer.alloc(bigBytes, 'b') : r.value, source: r })),
     }),
   };
 }
@@ -118,6 +118,20 @@ describe('an output Kafka refuses goes through the record-error path (real 1-nod
     try {
       await assertDeadLetteredOnce(input, out, new RegExp(`${out}/0 \\(5000 bytes; .*max.message.bytes`), w);
       assertLoggedOnce(lines, input);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  test('the oversized output produced last in its batch: the producer is left clean for the second round', async () => {
+    // The probe that finds the culprit ends in an aborted refusal, after which the producer's next
+    // record to that partition comes back purged and a commit writing there fails; the worker
+    // rewound and repeated the batch forever.
+    const { input, out } = await world({ 'max.message.bytes': '3000' });
+    const w = worker(stage(input, out, 5_000, true));
+    await w.start();
+    try {
+      await assertDeadLetteredOnce(input, out, new RegExp(`${out}/0 \\(5000 bytes; .*max.message.bytes`), w);
     } finally {
       await w.stop();
     }
