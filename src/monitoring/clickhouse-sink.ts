@@ -1,5 +1,5 @@
 import type { Logger } from '../observability/logger.ts';
-import { deadLetterOf } from '../runtime/dead-letter.ts';
+import { deadLetterOf } from '../runtime/record-errors/dead-letter.ts';
 import type { ProcessResult, Stage, StageContext, StageOutput, StageRecord } from '../runtime/stage.ts';
 import {
   ClickHouseUnavailable,

@@ -47,9 +47,9 @@ export type {
 } from './state/contract.ts';
 export { exponentialBackOff, fixedBackOff } from './backoff.ts';
 export type { BackOff } from './backoff.ts';
-export { DLT_HEADERS } from './dead-letter.ts';
-export { defaultRecordErrorPolicy } from './record-error-policy.ts';
-export type { RecordErrorPolicy } from './record-error-policy.ts';
+export { DLT_HEADERS } from './record-errors/dead-letter.ts';
+export { defaultRecordErrorPolicy } from './record-errors/policy.ts';
+export type { RecordErrorPolicy } from './record-errors/policy.ts';
 export { jsonCodec, bytesCodec } from './state/codecs.ts';
 export { systemClock } from './clock.ts';
 export type { Clock } from './clock.ts';

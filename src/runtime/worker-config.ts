@@ -7,7 +7,7 @@ import {
 } from '../config/index.ts';
 import type { BackOffConfig } from '../config/record-errors-schema.ts';
 import { exponentialBackOff, fixedBackOff, type BackOff } from './backoff.ts';
-import type { RecordErrorPolicy } from './record-error-policy.ts';
+import type { RecordErrorPolicy } from './record-errors/policy.ts';
 import type { Stage } from './stage.ts';
 import type { WorkerKafkaOptions, WorkerOptions } from './worker-options.ts';
 

@@ -9,7 +9,7 @@ import type { CommitInterval } from './transaction-span.ts';
 import type { Clock } from './clock.ts';
 import type { AlertOptions } from './alert-conditions.ts';
 import type { Stage } from './stage.ts';
-import type { RecordErrorPolicy } from './record-error-policy.ts';
+import type { RecordErrorPolicy } from './record-errors/policy.ts';
 import type { AttemptStore } from './delivery-attempts/attempt-store.ts';
 import type { StateSettings } from './state/state-engine.ts';
 

@@ -10,6 +10,12 @@ export interface DeliveryMarker {
   offset: number;
   count: number;
   suspectEnd?: number;
+  /**
+   * The last offset of each delivery of the batch starting at `offset` (while not searching), or of
+   * the failed batch deliveries the search began with (while searching): a dead letter's `attempts`
+   * counts a record's deliveries in batches as well as alone.
+   */
+  batchEnds?: number[];
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { FetchedRecord, TopicPartition, TopicPartitionOffset } from '../../kafka/records.ts';
 import { tpKey } from '../../kafka/records.ts';
 import type { AttemptStore, DeliveryMarker } from './attempt-store.ts';
-import { nextMarker } from './next-marker.ts';
+import { deliveriesOf, nextMarker } from './next-marker.ts';
 
 export interface DeliveryPlan {
   /** Records to hand to the stage. */
@@ -34,14 +34,19 @@ export class DeliveryPlanner {
 
   async plan(records: readonly FetchedRecord[]): Promise<DeliveryPlan> {
     if (!this.store) return { process: [...records], poison: [], seekAfter: [] };
-    const byPartition = new Map<string, FetchedRecord[]>();
+    const byPartition = new Map<
+      string,
+      { first: FetchedRecord; last: FetchedRecord; list: FetchedRecord[] }
+    >();
     for (const r of records) {
-      const list = byPartition.get(tpKey(r));
-      if (list) list.push(r);
-      else byPartition.set(tpKey(r), [r]);
+      const part = byPartition.get(tpKey(r));
+      if (part) {
+        part.list.push(r);
+        part.last = r;
+      } else byPartition.set(tpKey(r), { first: r, last: r, list: [r] });
     }
     const unknown = [...byPartition.values()]
-      .map((list) => list[0]!)
+      .map((part) => part.first)
       .filter((r) => !this.#cache.has(tpKey(r)))
       .map(({ topic, partition }) => ({ topic, partition }));
     if (unknown.length > 0) {
@@ -50,12 +55,11 @@ export class DeliveryPlanner {
     }
     const plan: DeliveryPlan = { process: [], poison: [], seekAfter: [] };
     const puts: { partition: TopicPartition; marker: DeliveryMarker }[] = [];
-    for (const [key, list] of byPartition) {
-      const first = list[0]!;
+    for (const [key, { first, last, list }] of byPartition) {
       const { marker, action } = nextMarker(
         this.#cache.get(key) ?? undefined,
         first.offset,
-        list[list.length - 1]!.offset,
+        last.offset,
         this.maxDeliveries,
       );
       this.#cache.set(key, marker);
@@ -70,6 +74,15 @@ export class DeliveryPlanner {
     }
     await this.store.put(this.group, puts);
     return plan;
+  }
+
+  /**
+   * How often the record at `p` was delivered without completing, by the marker of its partition's
+   * last plan (for the dead letter of a record that plan found poison); undefined without a store.
+   */
+  deliveries(p: TopicPartitionOffset): number | undefined {
+    const marker = this.#cache.get(tpKey(p));
+    return marker ? deliveriesOf(marker, p.offset) : undefined;
   }
 
   /** A known, handled failure (back-off retry) is not a lost delivery: its count starts over. */

@@ -47,6 +47,9 @@ export function parseMarker(value: Buffer): DeliveryMarker | undefined {
       offset: v.offset,
       count: v.count,
       ...(typeof v.suspectEnd === 'number' ? { suspectEnd: v.suspectEnd } : {}),
+      ...(Array.isArray(v.batchEnds) && v.batchEnds.every((e) => typeof e === 'number')
+        ? { batchEnds: v.batchEnds }
+        : {}),
     };
   } catch {
     return undefined;

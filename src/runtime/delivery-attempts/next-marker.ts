@@ -21,13 +21,26 @@ export function nextMarker(
 ): { marker: DeliveryMarker; action: DeliveryAction } {
   const searching = marker?.suspectEnd !== undefined && first <= marker.suspectEnd;
   const count = marker !== undefined && marker.offset === first ? marker.count + 1 : 1;
+  const ends = marker?.batchEnds;
   if (searching) {
-    const m = { offset: first, count, suspectEnd: marker.suspectEnd };
+    const m = { offset: first, count, suspectEnd: marker.suspectEnd, ...(ends ? { batchEnds: ends } : {}) };
     return { marker: m, action: count > maxDeliveries ? 'poison' : 'single' };
   }
+  const earlier = count > 1 && ends ? ends : [];
   if (count > maxDeliveries) {
     // The same batch start failed to commit too often: search its range one record at a time.
-    return { marker: { offset: first, count: 1, suspectEnd: last }, action: 'single' };
+    return { marker: { offset: first, count: 1, suspectEnd: last, batchEnds: earlier }, action: 'single' };
   }
-  return { marker: { offset: first, count }, action: 'normal' };
+  return { marker: { offset: first, count, batchEnds: [...earlier, last] }, action: 'normal' };
+}
+
+/**
+ * How often the record at `offset` was handed to the stage without its offset committing, by the
+ * marker its partition's last delivery plan wrote: the failed batch deliveries that reached it, and
+ * its deliveries alone in a search (a `poison` marker counts the delivery it refused).
+ */
+export function deliveriesOf(marker: DeliveryMarker, offset: number): number {
+  const alone = marker.suspectEnd !== undefined && marker.offset === offset ? marker.count - 1 : 0;
+  const inBatches = (marker.batchEnds ?? []).filter((end) => end >= offset).length;
+  return alone + inBatches;
 }

@@ -3,7 +3,12 @@ import type { KafkaError } from '../../kafka/kafka-error.ts';
 import type { FetchedRecord } from '../../kafka/records.ts';
 import { code } from '../../kafka/error-codes.ts';
 import { defaultClients, RetriesExhausted } from '../kafka-session.ts';
-import { attributeRefused, culprits, RefusedOutputs, type Produced } from '../refused-outputs.ts';
+import {
+  attributeRefused,
+  culprits,
+  RefusedOutputs,
+  type Produced,
+} from '../record-errors/refused-outputs.ts';
 import { nextOffsets, partitionsOf } from '../batch-offsets.ts';
 import type { StageOutput } from '../stage.ts';
 import type { CommitInfo } from '../worker-options.ts';

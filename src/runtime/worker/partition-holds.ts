@@ -3,7 +3,7 @@ import { tpKey } from '../../kafka/records.ts';
 import type { AssignmentEpochs } from '../assignment-epochs.ts';
 import type { Clock } from '../clock.ts';
 import type { KafkaSession } from '../kafka-session.ts';
-import { dueAt } from '../retry-topics.ts';
+import { dueAt } from '../record-errors/retry-topics.ts';
 
 interface Hold {
   partition: TopicPartition;

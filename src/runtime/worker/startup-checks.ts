@@ -2,9 +2,9 @@ import type { AdminPort } from '../../kafka/admin.ts';
 import { classifyKafkaError } from '../../kafka/classify.ts';
 import type { KafkaError } from '../../kafka/kafka-error.ts';
 import type { Clock } from '../clock.ts';
-import { retryTopicsOf } from '../retry-topics.ts';
+import { retryTopicsOf } from '../record-errors/retry-topics.ts';
 import { prepareOutputTopics } from '../topic-setup.ts';
-import type { RecordErrorPolicy } from '../record-error-policy.ts';
+import type { RecordErrorPolicy } from '../record-errors/policy.ts';
 import type { Stage } from '../stage.ts';
 
 export interface StartupCheckDeps {

@@ -6,7 +6,7 @@ import type { AdminPort } from '../../kafka/admin.ts';
 import { adminGroupCoverage, observeCoverage, type GroupCoveragePort } from '../group-coverage.ts';
 import { defaultClients } from '../kafka-session.ts';
 import { AtLeastOnceCommitter } from './at-least-once-committer.ts';
-import { settleBatch } from './batch-settlement.ts';
+import { settleBatch } from '../record-errors/settle-batch.ts';
 import { processIsolated, type IsolatedResult } from './bisection.ts';
 import type { Committer } from './committer.ts';
 import { ExactlyOnceCommitter } from './exactly-once-committer.ts';

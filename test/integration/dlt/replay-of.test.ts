@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { deadLetterOf, DLT_HEADERS } from '../../../src/runtime/dead-letter.ts';
+import { deadLetterOf, DLT_HEADERS } from '../../../src/runtime/record-errors/dead-letter.ts';
 import {
   REPLAYED_FROM_HEADER,
   replayOf,

@@ -9,7 +9,7 @@ import { createAdmin } from '../../../src/kafka/admin.ts';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import type { FetchedRecord } from '../../../src/kafka/records.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
-import { deadLetterOf } from '../../../src/runtime/dead-letter.ts';
+import { deadLetterOf } from '../../../src/runtime/record-errors/dead-letter.ts';
 import {
   REPLAYED_FROM_HEADER,
   replayDeadLetters,

@@ -4,7 +4,7 @@ import { createAdmin } from '../../../src/kafka/admin.ts';
 import { KafkaError } from '../../../src/kafka/kafka-error.ts';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
-import { culprits, type Produced } from '../../../src/runtime/refused-outputs.ts';
+import { culprits, type Produced } from '../../../src/runtime/record-errors/refused-outputs.ts';
 import { uniqueTopic, uniqueTransactionalId } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 
@@ -97,6 +97,40 @@ describe('records Kafka refuses are reported as refused, naming the record (real
       // The refusal leaves the transaction usable: the rest commits.
       await producer.commitTransaction();
       assert.equal(producer.tally().delivered, 1);
+    } finally {
+      await producer.close(5_000);
+    }
+  });
+
+  test('an invalid record (null key to a compacted topic) is refused with its whole batch; the probe finds it', async () => {
+    const topic = uniqueTopic('probe-invalid');
+    const admin = createAdmin(bootstrap);
+    await admin.createTopics([
+      { topic, partitions: 1, replicationFactor: 1, config: { 'cleanup.policy': 'compact' } },
+    ]);
+    admin.close();
+    const producer = producerFor('refused-invalid');
+    await producer.connect(10_000);
+    await producer.initTransactions();
+    try {
+      const produced: Produced[] = [
+        { output: { topic, key: 'a', value: 'keyed' } },
+        { output: { topic, key: null, value: 'no key' } },
+        { output: { topic, key: 'c', value: 'keyed too' } },
+      ];
+      await producer.beginTransaction();
+      for (const p of produced) await producer.produce(p.output);
+      await producer.commitTransaction().catch(() => undefined);
+      await producer.flush(10_000);
+      const refused = producer.tally().refused;
+      await producer.abortTransaction();
+      assert.ok(refused.length > 1, 'the client reports the records batched with the invalid one as refused');
+      for (const r of refused) assert.equal(r.codeName, 'INVALID_RECORD');
+      const own = await culprits(producer, refused, produced, 10_000);
+      assert.deepEqual(
+        own.map((e) => e.record?.index),
+        [1],
+      );
     } finally {
       await producer.close(5_000);
     }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createAdmin } from '../../../src/kafka/admin.ts';
 import type { MonitoringAgent } from '../../../src/app/monitoring-agent.ts';
 import { ClickHouseConnection } from '../../../src/monitoring/clickhouse-connection.ts';
-import { DLT_HEADERS } from '../../../src/runtime/dead-letter.ts';
+import { DLT_HEADERS } from '../../../src/runtime/record-errors/dead-letter.ts';
 import { TABLES, createTableSql, tableDef, type TableDef } from '../../../src/monitoring/tables.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';

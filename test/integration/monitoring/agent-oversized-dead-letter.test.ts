@@ -2,7 +2,11 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
-import { DLT_HEADERS, DLT_TRUNCATION_HEADERS, recordBytes } from '../../../src/runtime/dead-letter.ts';
+import {
+  DLT_HEADERS,
+  DLT_TRUNCATION_HEADERS,
+  recordBytes,
+} from '../../../src/runtime/record-errors/dead-letter.ts';
 import type { StageOutput } from '../../../src/runtime/stage.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';

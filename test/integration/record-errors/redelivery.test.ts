@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { exited, spawnWorker as spawnChild } from '../../support/spawn-worker.ts';
 import { TransactionalWorker } from '../../../src/runtime/index.ts';
-import { DLT_HEADERS } from '../../../src/runtime/dead-letter.ts';
+import { DLT_HEADERS } from '../../../src/runtime/record-errors/dead-letter.ts';
 import { InMemoryAttemptStore } from '../../../src/runtime/delivery-attempts/in-memory-attempt-store.ts';
 import type { Stage } from '../../../src/runtime/stage.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
@@ -109,6 +109,8 @@ describe('bounded redelivery and dead letters under crashes (real broker)', () =
       assert.equal(seq(dlt[0]!.value), 150);
       assert.equal(dlt[0]!.headers[DLT_HEADERS.errorKind]?.toString(), 'redelivery-exhausted');
       assert.ok(restarts >= 2 && restarts <= 6, `the crash repeated a bounded number of times (${restarts})`);
+      // Every delivery of record 150 killed a worker: the dead letter counts them all, across processes.
+      assert.equal(dlt[0]!.headers[DLT_HEADERS.attempts]?.toString(), String(restarts));
     } finally {
       stopped = true;
       current?.kill('SIGKILL');
@@ -158,6 +160,11 @@ describe('bounded redelivery and dead letters under crashes (real broker)', () =
       assert.equal(seq(dlt[0]!.value), 30);
       assert.equal(dlt[0]!.headers[DLT_HEADERS.errorKind]?.toString(), 'redelivery-exhausted');
       assert.ok(stalls <= 5, `bounded: ${stalls} stalls`);
+      assert.equal(
+        dlt[0]!.headers[DLT_HEADERS.attempts]?.toString(),
+        String(stalls),
+        'every delivery counted',
+      );
     } finally {
       await w.stop();
     }

@@ -1,8 +1,8 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TransactionalWorker } from '../../../src/runtime/index.ts';
-import { DLT_HEADERS } from '../../../src/runtime/dead-letter.ts';
-import { RETRY_HEADERS } from '../../../src/runtime/retry-topics.ts';
+import { DLT_HEADERS } from '../../../src/runtime/record-errors/dead-letter.ts';
+import { RETRY_HEADERS } from '../../../src/runtime/record-errors/retry-topics.ts';
 import type { Stage } from '../../../src/runtime/stage.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';

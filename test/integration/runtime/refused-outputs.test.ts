@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { createAdmin } from '../../../src/kafka/admin.ts';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
-import { DLT_HEADERS } from '../../../src/runtime/dead-letter.ts';
+import { DLT_HEADERS } from '../../../src/runtime/record-errors/dead-letter.ts';
 import { TransactionalWorker, type Stage, type WorkerOptions } from '../../../src/runtime/index.ts';
+import { captureLog } from '../../helpers/capture-log.ts';
 import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
@@ -38,17 +39,17 @@ async function seedInput(topic: string): Promise<void> {
   assert.equal(failed, 0);
 }
 
-function stage(input: string, out: string, bigBytes: number): Stage {
+/** `bigLast`: the oversized output is produced after every other output of its batch. */
+function stage(input: string, out: string, bigBytes: number, bigLast = false): Stage {
+  const isBig = (r: { value: Buffer | null }) => r.value?.toString() === String(BIG_AT);
   return {
     name: 'test.refused',
     inputTopics: [input],
     outputTopics: [out],
     process: (records) => ({
-      outputs: records.map((r) => ({
-        topic: out,
-        value: r.value?.toString() === String(BIG_AT) ? Buffer.alloc(bigBytes, 'b') : r.value,
-        source: r,
-      })),
+      outputs: [...records]
+        .sort((a, b) => (bigLast ? Number(isBig(a)) - Number(isBig(b)) : 0))
+        .map((r) => ({ topic: out, value: isBig(r) ? Buffer.alloc(bigBytes, 'b') : r.value, source: r })),
     }),
   };
 }
@@ -91,10 +92,43 @@ async function assertDeadLetteredOnce(input: string, out: string, reason: RegExp
   assert.equal(w.status().state, 'running', w.status().failure);
 }
 
+/**
+ * Each dead letter leaves one warning naming where the record came from, why and where it went, and
+ * never the record's content (DNS names are sensitive).
+ */
+function assertLoggedOnce(lines: Record<string, unknown>[], input: string): void {
+  const deadLetterLines = lines.filter((l) => l.event === 'dead-letter');
+  assert.equal(deadLetterLines.length, 1, `one dead-letter line: ${JSON.stringify(deadLetterLines)}`);
+  const line = deadLetterLines[0]!;
+  assert.equal(line.level, 40, 'logged at warn');
+  assert.equal(line.topic, input);
+  assert.equal(line.partition, 0);
+  assert.equal(line.offset, BIG_AT);
+  assert.equal(line.kind, 'refused');
+  assert.equal(line.deadLetterTopic, `${input}.DLT`);
+  assert.ok(!('value' in line) && !('key' in line), 'no record content');
+}
+
 describe('an output Kafka refuses goes through the record-error path (real 1-node broker)', () => {
   test("larger than the output topic's max.message.bytes: dead-lettered once, the rest output once, the worker runs on", async () => {
     const { input, out } = await world({ 'max.message.bytes': '3000' });
-    const w = worker(stage(input, out, 5_000));
+    const { log, lines } = captureLog();
+    const w = worker(stage(input, out, 5_000), { log });
+    await w.start();
+    try {
+      await assertDeadLetteredOnce(input, out, new RegExp(`${out}/0 \\(5000 bytes; .*max.message.bytes`), w);
+      assertLoggedOnce(lines, input);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  test('the oversized output produced last in its batch: the producer is left clean for the second round', async () => {
+    // The probe that finds the culprit ends in an aborted refusal, after which the producer's next
+    // record to that partition comes back purged and a commit writing there fails; the worker
+    // rewound and repeated the batch forever.
+    const { input, out } = await world({ 'max.message.bytes': '3000' });
+    const w = worker(stage(input, out, 5_000, true));
     await w.start();
     try {
       await assertDeadLetteredOnce(input, out, new RegExp(`${out}/0 \\(5000 bytes; .*max.message.bytes`), w);
@@ -119,6 +153,35 @@ describe('an output Kafka refuses goes through the record-error path (real 1-nod
         /topic .* \(20000 bytes, larger than the producer's message.max.bytes \(10000\)\)/,
         w,
       );
+    } finally {
+      await w.stop();
+    }
+  });
+
+  test('a null key to a compacted topic: only that record is dead-lettered, the records batched with it are output once', async () => {
+    // The broker refuses the whole produce batch with INVALID_RECORD (naming the bad record by index,
+    // KIP-467) and the client reports every record of that batch as refused: the bystanders must be
+    // told from the culprit, not dead-lettered with it.
+    const { input, out } = await world({ 'cleanup.policy': 'compact' });
+    const keyed: Stage = {
+      name: 'test.refused',
+      inputTopics: [input],
+      outputTopics: [out],
+      process: (records) => ({
+        outputs: records.map((r) => ({
+          topic: out,
+          key: r.value?.toString() === String(BIG_AT) ? null : `k${r.value?.toString() ?? ''}`,
+          value: r.value,
+          source: r,
+        })),
+      }),
+    };
+    const { log, lines } = captureLog();
+    const w = worker(keyed, { log });
+    await w.start();
+    try {
+      await assertDeadLetteredOnce(input, out, /refused record/, w);
+      assertLoggedOnce(lines, input);
     } finally {
       await w.stop();
     }

@@ -279,13 +279,22 @@ describe('marker encoding', () => {
     );
   });
 
-  it('parseMarker keeps offset, count and suspectEnd, and ignores foreign values', () => {
+  it('parseMarker keeps offset, count, suspectEnd and batchEnds, and ignores foreign values', () => {
     assert.deepEqual(parseMarker(Buffer.from('{"offset":3,"count":2,"suspectEnd":8,"x":1}')), {
       offset: 3,
       count: 2,
       suspectEnd: 8,
     });
     assert.deepEqual(parseMarker(Buffer.from('{"offset":3,"count":2}')), { offset: 3, count: 2 });
+    assert.deepEqual(parseMarker(Buffer.from('{"offset":3,"count":2,"batchEnds":[9,7]}')), {
+      offset: 3,
+      count: 2,
+      batchEnds: [9, 7],
+    });
+    assert.deepEqual(parseMarker(Buffer.from('{"offset":3,"count":2,"batchEnds":[9,"x"]}')), {
+      offset: 3,
+      count: 2,
+    });
     assert.equal(parseMarker(Buffer.from('not json')), undefined);
     assert.equal(parseMarker(Buffer.from('{"offset":"3","count":2}')), undefined);
   });

@@ -7,9 +7,9 @@ import {
   fitDeadLetter,
   recordBytes,
   type DeadLetterInfo,
-} from '../../../src/runtime/dead-letter.ts';
-import { failureKind } from '../../../src/runtime/record-error-policy.ts';
-import type { StageRecord } from '../../../src/runtime/stage.ts';
+} from '../../../../src/runtime/record-errors/dead-letter.ts';
+import { failureKind } from '../../../../src/runtime/record-errors/policy.ts';
+import type { StageRecord } from '../../../../src/runtime/stage.ts';
 
 const record: StageRecord = {
   topic: 'pipeline-logserver_in',

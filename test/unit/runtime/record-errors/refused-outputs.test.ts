@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifyKafkaError } from '../../../src/kafka/classify.ts';
-import { code } from '../../../src/kafka/error-codes.ts';
-import type { FetchedRecord } from '../../../src/kafka/records.ts';
-import { isRetryable } from '../../../src/runtime/record-error-policy.ts';
-import { attributeRefused, RefusedOutputs, type Produced } from '../../../src/runtime/refused-outputs.ts';
+import { classifyKafkaError } from '../../../../src/kafka/classify.ts';
+import { code } from '../../../../src/kafka/error-codes.ts';
+import type { FetchedRecord } from '../../../../src/kafka/records.ts';
+import { isRetryable } from '../../../../src/runtime/record-errors/policy.ts';
+import {
+  attributeRefused,
+  RefusedOutputs,
+  type Produced,
+} from '../../../../src/runtime/record-errors/refused-outputs.ts';
 
 const rec = (offset: number): FetchedRecord => ({
   topic: 'in',

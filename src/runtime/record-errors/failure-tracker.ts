@@ -1,4 +1,4 @@
-import type { RecordPosition } from './stage.ts';
+import type { RecordPosition } from '../stage.ts';
 
 export interface FailureHistory {
   attempts: number;
@@ -10,22 +10,20 @@ const key = (p: RecordPosition) => `${p.topic}:${p.partition}@${p.offset}`;
 
 /**
  * Failed attempts per record position, in memory: survives consumer resets and rebalances within
- * the process (crashes and stalls are counted durably by the delivery markers instead).
+ * the process (crashes and stalls are counted durably by the delivery markers instead). The
+ * settlement decision reads it; only a committed settlement writes it, so a batch settled twice
+ * (its outputs refused, its commit failed) counts its failures once.
  */
 export class FailureTracker {
   readonly #history = new Map<string, FailureHistory>();
 
-  fail(position: RecordPosition, now: number): FailureHistory {
-    const prev = this.#history.get(key(position));
-    const next = prev
-      ? { attempts: prev.attempts + 1, firstFailure: prev.firstFailure, lastFailure: now }
-      : { attempts: 1, firstFailure: now, lastFailure: now };
-    this.#history.set(key(position), next);
-    return next;
-  }
-
   get(position: RecordPosition): FailureHistory | undefined {
     return this.#history.get(key(position));
+  }
+
+  /** The record failed again and waits for its retry. */
+  remember(position: RecordPosition, history: FailureHistory): void {
+    this.#history.set(key(position), history);
   }
 
   /** The record is done (committed or dead-lettered). */

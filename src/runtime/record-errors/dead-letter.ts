@@ -1,4 +1,4 @@
-import type { StageOutput, StageRecord } from './stage.ts';
+import type { StageOutput, StageRecord } from '../stage.ts';
 
 /** Header names of a dead letter; `hamstring dlt replay` reads them back. */
 export const DLT_HEADERS = {

@@ -1,6 +1,6 @@
-import type { BackOff } from './backoff.ts';
+import type { BackOff } from '../backoff.ts';
 import type { RetryTopics } from './retry-topics.ts';
-import { exponentialBackOff } from './backoff.ts';
+import { exponentialBackOff } from '../backoff.ts';
 
 /**
  * How a stage's record failures are handled: which errors are retried, with which back-off, where

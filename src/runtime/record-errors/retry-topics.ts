@@ -1,5 +1,5 @@
-import type { FetchedRecord } from '../kafka/records.ts';
-import type { StageOutput } from './stage.ts';
+import type { FetchedRecord } from '../../kafka/records.ts';
+import type { StageOutput } from '../stage.ts';
 
 /**
  * Non-blocking retries (as Spring's retryable topics): a failed record is forwarded, in the same

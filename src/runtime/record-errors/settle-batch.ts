@@ -1,0 +1,108 @@
+import type { FetchedRecord } from '../../kafka/records.ts';
+import type { IsolatedResult } from '../worker/bisection.ts';
+import type { Committer } from '../worker/committer.ts';
+import { fail, type WorkerContext } from '../worker/worker-context.ts';
+import { afterCommit } from './after-commit.ts';
+import { RefusedOutputs } from './refused-outputs.ts';
+import {
+  afterRefusal,
+  decideSettlement,
+  positionKey,
+  type SettlementInput,
+  type SettlementPlan,
+} from './settlement-plan.ts';
+import type { StageOutput } from '../stage.ts';
+
+export interface SettleDeps {
+  committer: Committer;
+  /** Processes records again (outputs of held-back records cannot be picked out of a batch's). */
+  rerun(records: FetchedRecord[]): Promise<IsolatedResult>;
+  rewind(): Promise<void>;
+}
+
+/**
+ * Settles a processed batch in rounds of decide (settlement-plan.ts, pure), commit, and the
+ * after-commit steps (after-commit.ts). A round whose commit Kafka refused for some outputs is
+ * followed by one more decision on the same batch with those outputs' records failed; a second
+ * refusal goes to the loop's recovery.
+ */
+export async function settleBatch(
+  ctx: WorkerContext,
+  d: SettleDeps,
+  records: FetchedRecord[],
+  result: IsolatedResult,
+  poison: FetchedRecord[],
+  epoch: number,
+): Promise<void> {
+  const now = ctx.clock.now();
+  const stage = ctx.stage;
+  let input: SettlementInput = {
+    records,
+    outputs: result.outputs,
+    failures: result.failures,
+    poison,
+    policy: ctx.policy,
+    stageRetryable: stage.isRetryable ? (e: unknown) => stage.isRetryable?.(e) ?? true : undefined,
+    history: (p) => ctx.failures.get(p),
+    deliveries: (p) => ctx.deliveries.deliveries(p),
+    deadLetterLimit: (outcomes) => ctx.deadLetterLimit.check(outcomes),
+    stateful: ctx.stores !== undefined,
+    group: ctx.groupId,
+    stage: stage.name,
+    now,
+  };
+  for (let round = 1; ; round += 1) {
+    const plan = decideSettlement(input);
+    if (plan.action === 'stop') return fail(ctx, plan.reason);
+    let outputs = plan.outputs;
+    if (outputs === undefined) {
+      ctx.stores?.rollbackBatch();
+      const again = await d.rerun(plan.rerun ?? []);
+      if (again.failures.length > 0) {
+        ctx.log.warn(
+          { event: 'rerun-failed', failures: again.failures.length },
+          'stage failed differently on rerun; rewinding',
+        );
+        return d.rewind();
+      }
+      outputs = again.outputs;
+    }
+    const outcome = await commit(d.committer, plan, outputs, epoch);
+    if (outcome instanceof RefusedOutputs) {
+      const next = afterRefusal(input, outcome, round);
+      if ('error' in next) throw next.error;
+      ctx.log.warn(
+        {
+          event: 'refused',
+          records: outcome.failures.map((f) => positionKey(f.record)),
+          err: outcome.message,
+        },
+        'kafka: outputs refused; their input records take the record-error path',
+      );
+      input = next;
+      continue;
+    }
+    if (outcome === 'committed') await afterCommit(ctx, d.committer, plan, now);
+    return;
+  }
+}
+
+/**
+ * The commit of one round: the kept records' offsets, their outputs, the dead letters and the
+ * retry-topic forwards in one go. A refusal of some outputs is an answer, not an error.
+ */
+async function commit(
+  committer: Committer,
+  plan: Extract<SettlementPlan, { action: 'commit' }>,
+  outputs: StageOutput[],
+  epoch: number,
+): Promise<'committed' | 'stale' | RefusedOutputs> {
+  if (plan.keep.length === 0) return 'committed';
+  try {
+    const extra = [...plan.deadLetters.map((x) => x.letter), ...plan.forwards];
+    return (await committer.commit(plan.keep, epoch, outputs, extra)) ? 'committed' : 'stale';
+  } catch (e) {
+    if (e instanceof RefusedOutputs) return e;
+    throw e;
+  }
+}
