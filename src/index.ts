@@ -5,6 +5,12 @@
 export { runStages, RECOMMENDED_THREAD_POOL_SIZE } from './app/run-stages.ts';
 export type { RunStagesOptions, RunningStages } from './app/run-stages.ts';
 export { loadStage } from './app/load-stage.ts';
+export {
+  instanceIdFrom,
+  kafkaOptionsFromConfig,
+  recordErrorPolicyFromConfig,
+  workerOptionsFromConfig,
+} from './app/worker-config.ts';
 export type { StageFactory } from './app/builtin-stages.ts';
 export { logLevelsFromConfig } from './app/log-levels.ts';
 export type { LogLevel, LogLevels } from './app/log-levels.ts';
@@ -27,16 +33,13 @@ export {
   BATCH_FINISHED,
   DecodeError,
   hostWorkers,
-  instanceIdFrom,
   KafkaAttemptStore,
-  kafkaOptionsFromConfig,
   NonRetryableError,
   RecordError,
   startHealthServer,
   systemClock,
   ThreadPool,
   TransactionalWorker,
-  workerOptionsFromConfig,
 } from './runtime/index.ts';
 export type {
   AttemptStore,

@@ -13,7 +13,10 @@ import type { RecordErrorPolicy } from './record-error-policy.ts';
 import type { AttemptStore } from './delivery-attempts/attempt-store.ts';
 import type { StateSettings } from './state/state-engine.ts';
 
-/** Kafka settings of a worker, resolved from config.yaml and env (see `workerOptionsFromConfig`). */
+/**
+ * Kafka settings of a worker. A program fills them itself, or `workerOptionsFromConfig` (src/app/)
+ * resolves them from config.yaml and env.
+ */
 export interface WorkerKafkaOptions {
   bootstrapServers: string;
   /** Default: the stage's full name. */
@@ -92,10 +95,15 @@ export interface WorkerOptions {
   /** Retry, back-off, dead letters, dead-letter limit, bounded redelivery. Defaults: `defaultRecordErrorPolicy`. */
   recordErrors?: Partial<RecordErrorPolicy>;
   /**
-   * Durable delivery attempts (bounded redelivery across crashes and stalls); off when absent.
-   * Started and closed by its creator, so several workers of a process can share one.
+   * Durable delivery attempts: what bounds redelivery (`recordErrors.maxDeliveries`) across crashes,
+   * stalls and processing timeouts. Absent: the worker keeps its own `KafkaAttemptStore` on
+   * `attemptTopic` of its cluster (started at its first batch, closed when the worker stops). A store
+   * given here is started and closed by its creator, so several workers of a process can share one.
+   * `false`: none; a record that crashes or stalls the worker every time is then redelivered forever.
    */
-  attemptStore?: AttemptStore;
+  attemptStore?: AttemptStore | false;
+  /** Compacted topic of the worker's own attempt store. Default `hamstring.delivery-attempts`. */
+  attemptTopic?: string;
   /** While `process` runs longer than this, partitions are paused and Kafka is polled to keep membership. */
   keepAliveAfterMs?: number;
   /** Back-off of the reconnect loop while Kafka is unreachable. */

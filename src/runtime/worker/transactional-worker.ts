@@ -9,6 +9,7 @@ import { exponentialBackOff } from '../backoff.ts';
 import { systemClock } from '../clock.ts';
 import { DeadLetterLimit } from '../dead-letter-limit.ts';
 import { DeliveryPlanner } from '../delivery-attempts/delivery-planner.ts';
+import { workerAttemptStore, type WorkerAttemptStore } from '../delivery-attempts/worker-attempt-store.ts';
 import { FailureTracker } from '../failure-tracker.ts';
 import { defaultClients, KafkaSession, RetriesExhausted } from '../kafka-session.ts';
 import { defaultRecordErrorPolicy } from '../record-error-policy.ts';
@@ -37,6 +38,7 @@ export class TransactionalWorker {
   readonly #recovery: RecoveryExecutor;
   readonly #loop: WorkerLoop;
   readonly #status: WorkerStatusReporter;
+  readonly #attempts: WorkerAttemptStore;
   #manual = false;
   #running: Promise<void> | undefined;
 
@@ -60,6 +62,13 @@ export class TransactionalWorker {
         ? (options.kafka.transactionalId ?? `${stage.name}-${options.instanceId}`)
         : undefined;
     const rt = policy.retryTopics;
+    this.#attempts = workerAttemptStore({
+      option: options.attemptStore,
+      bootstrapServers: options.kafka.bootstrapServers,
+      topic: options.attemptTopic,
+      clientId: `${stage.name}-${options.instanceId}-attempts`,
+      log: this.log,
+    });
     const session = new KafkaSession({
       kafka: options.kafka,
       groupId,
@@ -124,7 +133,7 @@ export class TransactionalWorker {
       }),
       failures: new FailureTracker(),
       deadLetterLimit: new DeadLetterLimit(policy.deadLetterLimit),
-      deliveries: new DeliveryPlanner(options.attemptStore, groupId, policy.maxDeliveries),
+      deliveries: new DeliveryPlanner(this.#attempts.store, groupId, policy.maxDeliveries),
       stores,
       state: 'starting',
       stopRequested: false,
@@ -200,7 +209,7 @@ export class TransactionalWorker {
     }
     ctx.state = 'running';
     this.#manual = opts.loop === false;
-    this.#running = this.#manual ? Promise.resolve() : this.#loop.run();
+    this.#running = this.#manual ? Promise.resolve() : this.#loop.run().finally(() => this.#attempts.close());
   }
 
   /**
@@ -292,6 +301,7 @@ export class TransactionalWorker {
     if (this.#manual) {
       this.#manual = false;
       await this.#loop.shutdown();
+      await this.#attempts.close();
     }
   }
 
