@@ -33,6 +33,7 @@ export function unreplayableTopic(dltTopic: string): string {
 /** A dead letter that cannot be replayed (no origin topic header and no `--to`). */
 export class UnreplayableRecord extends NonRetryableError {
   override readonly name = 'UnreplayableRecord';
+  override readonly code = 'DLT_UNREPLAYABLE';
   constructor(message: string) {
     super(message, 'unreplayable');
   }

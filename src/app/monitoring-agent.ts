@@ -1,8 +1,8 @@
+import { errorText } from '../errors/error-text.ts';
 import type { HamstringConfig } from '../config/schema.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
 import {
   ClickHouseConnection,
-  errorText,
   type ClickHouseTarget,
   type ClickHouseUnavailable,
 } from '../monitoring/clickhouse-connection.ts';

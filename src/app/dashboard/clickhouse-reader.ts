@@ -1,6 +1,6 @@
+import { errorText } from '../../errors/error-text.ts';
 import {
   ClickHouseConnection,
-  errorText,
   type ClickHouseTarget,
 } from '../../monitoring/clickhouse-connection.ts';
 

@@ -8,7 +8,7 @@ import { planSettlement, positionKey } from '../settlement.ts';
 import type { StageOutput } from '../stage.ts';
 import type { IsolatedResult } from './bisection.ts';
 import type { Committer } from './committer.ts';
-import { errorText, fail, toStageRecord, type WorkerContext } from './worker-context.ts';
+import { errorText, fail, type WorkerContext } from './worker-context.ts';
 
 export interface SettleDeps {
   committer: Committer;
@@ -129,7 +129,7 @@ function deadLetter(
   errorKind: string,
   history: { attempts: number; firstFailure: number; lastFailure: number },
 ): StageOutput {
-  return deadLetterOf(toStageRecord(record), ctx.policy.deadLetterTopic(record.topic), {
+  return deadLetterOf(record, ctx.policy.deadLetterTopic(record.topic), {
     group: ctx.groupId,
     stage: ctx.stage.name,
     errorKind,

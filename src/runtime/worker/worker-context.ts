@@ -10,10 +10,11 @@ import type { FailureTracker } from '../failure-tracker.ts';
 import type { KafkaSession } from '../kafka-session.ts';
 import type { RecordErrorPolicy } from '../record-error-policy.ts';
 import type { StateBinding } from '../state/state-binding.ts';
-import type { Stage, StageRecord } from '../stage.ts';
+import type { Stage } from '../stage.ts';
 import type { WorkerHooks, WorkerOptions } from '../worker-options.ts';
 import type { WorkerMetrics } from '../worker-metrics.ts';
 import type { PartitionHolds } from './partition-holds.ts';
+import { errorText } from '../../errors/error-text.ts';
 
 export type WorkerState = 'starting' | 'running' | 'recovering' | 'stopping' | 'stopped' | 'failed';
 
@@ -86,10 +87,5 @@ export function byPosition(a: FetchedRecord, b: FetchedRecord): number {
   return a.topic === b.topic ? a.partition - b.partition || a.offset - b.offset : a.topic < b.topic ? -1 : 1;
 }
 
-export function toStageRecord(r: FetchedRecord): StageRecord {
-  return r;
-}
-
-export function errorText(e: unknown): string {
-  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-}
+// The worker's files take it from here; its one definition is in src/errors/.
+export { errorText };
