@@ -12,17 +12,13 @@ import {
   batchEventIndex,
   rowsOf,
   type BatchEventIdentity,
+  type BatchObserver,
   type BatchPartition,
   type BatchSummary,
+  type BatchTicket,
 } from './batch-events.ts';
 import { MONITORING_TOPIC_PREFIX, monitoringEvent } from './events.ts';
 import type { WorkerBatchEvent } from './tables.ts';
-
-/** One batch handed to the stage, as the emitter tracks it. */
-export interface BatchTicket {
-  /** Settled: processed (awaiting commit) or reported stale. */
-  done: boolean;
-}
 
 /** Where the emitter sends rows: a producer, or (tests) any function. */
 export type RowSink = (output: StageOutput) => Promise<void>;
@@ -53,7 +49,7 @@ export interface BatchEventEmitterOptions {
  * is the runtime's re-run of the kept records, and consecutive disjoint pieces are a bisection: not
  * aborts. `stale` comes from the batch's signal firing with a reason other than the normal end.
  */
-export class BatchEventEmitter {
+export class BatchEventEmitter implements BatchObserver {
   readonly incarnation: number;
   readonly #o: BatchEventEmitterOptions;
   readonly #who: BatchEventIdentity;
