@@ -40,8 +40,3 @@ export class AbortPoll extends HamstringError {
     this.cause = cause;
   }
 }
-
-/** Milliseconds left until `deadline` (epoch ms), at least `floorMs`. */
-export function remainingMs(deadline: number, floorMs = 1): number {
-  return Math.max(floorMs, deadline - Date.now());
-}
