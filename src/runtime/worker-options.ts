@@ -1,13 +1,14 @@
 import type { Logger } from '../observability/logger.ts';
 import type { ConsumerPort, RebalanceListener } from '../kafka/consumer.ts';
 import type { ConsumerSettings, ProducerSettings } from '../kafka/client-config.ts';
-import type { KafkaError } from '../kafka/kafka-error.ts';
+import type { ErrorKind, KafkaError } from '../kafka/kafka-error.ts';
 import type { ProducerPort } from '../kafka/producer.ts';
 import type { AdminPort } from '../kafka/admin.ts';
 import type { BackOff } from './backoff.ts';
 import type { CommitInterval } from './transaction-span.ts';
 import type { Clock } from './clock.ts';
 import type { AlertOptions } from './alert-conditions.ts';
+import type { RecoveryAction, RecoverySituation, RecoveryStep } from './recovery-plan.ts';
 import type { Stage } from './stage.ts';
 import type { RecordErrorPolicy } from './record-error-policy.ts';
 import type { AttemptStore } from './delivery-attempts/attempt-store.ts';
@@ -145,12 +146,13 @@ export interface WorkerHooks {
    * `abort` when the plan was for a failed abort; `reason` is set when the plan stops the worker.
    */
   onRecovery?(info: {
-    kind: string;
+    kind: ErrorKind;
+    /** librdkafka's code name, e.g. `_TRANSPORT`. */
     code: string;
-    action: string;
+    action: RecoveryAction['type'];
     epoch: number;
-    steps?: readonly string[];
-    situation?: string;
+    steps?: readonly RecoveryStep[];
+    situation?: RecoverySituation;
     reason?: string;
   }): void;
   /** A batch was discarded as stale before any output transaction. */
