@@ -171,4 +171,3 @@ export class ClickHouseConnection {
 export function stringLiteral(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
-
