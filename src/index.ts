@@ -19,6 +19,8 @@ export type { MonitoringAgent, MonitoringAgentOptions } from './app/monitoring-a
 export { replayDeadLetters } from './app/dlt-replay.ts';
 export type { ReplayOptions, ReplaySummary } from './app/dlt-replay.ts';
 export { monitoringEvent } from './monitoring/events.ts';
+export { HamstringError } from './errors/hamstring-error.ts';
+export { errorText } from './errors/error-text.ts';
 
 export {
   CONFIG_PATH_ENV,
