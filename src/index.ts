@@ -20,7 +20,6 @@ export { replayDeadLetters } from './app/dlt-replay.ts';
 export type { ReplayOptions, ReplaySummary } from './app/dlt-replay.ts';
 export { monitoringEvent } from './monitoring/events.ts';
 export { HamstringError } from './errors/hamstring-error.ts';
-export { errorText } from './errors/error-text.ts';
 
 export {
   CONFIG_PATH_ENV,
