@@ -8,23 +8,29 @@ const kafkaClientOnlyInKafka = {
 };
 
 /**
- * Layers import only downward: cli -> app (and verify) -> stages -> monitoring -> runtime -> kafka ->
- * config. observability is usable by every layer and imports only config; dev (local clusters) is
- * for cli, app, verify, tests, benchmarks and scripts. Each entry: the directory and what it may not import.
+ * Layers import only downward: cli -> app (and verify) -> traffic -> stages -> monitoring -> runtime ->
+ * kafka -> config -> errors. observability is usable by every layer and imports only config and errors;
+ * dev (local clusters) is for cli, app, verify, tests, benchmarks and scripts; errors (the common error
+ * base) imports nothing. Each entry: the directory and what it may not import.
  */
+const all = ['errors', 'config', 'observability', 'kafka', 'runtime', 'monitoring', 'stages', 'traffic'];
+const top = ['app', 'verify', 'cli', 'dev'];
 const layers = [
-  ['config', ['kafka', 'runtime', 'monitoring', 'stages', 'app', 'verify', 'cli', 'dev', 'observability']],
-  ['observability', ['kafka', 'runtime', 'monitoring', 'stages', 'app', 'verify', 'cli', 'dev']],
-  ['kafka', ['runtime', 'monitoring', 'stages', 'app', 'verify', 'cli', 'dev']],
-  ['runtime', ['monitoring', 'stages', 'app', 'verify', 'cli', 'dev']],
-  ['monitoring', ['stages', 'app', 'verify', 'cli', 'dev']],
-  ['stages', ['app', 'verify', 'cli', 'dev']],
+  ['errors', [...all.filter((l) => l !== 'errors'), ...top]],
+  ['config', ['kafka', 'runtime', 'monitoring', 'stages', 'traffic', ...top, 'observability']],
+  ['observability', ['kafka', 'runtime', 'monitoring', 'stages', 'traffic', ...top]],
+  ['kafka', ['runtime', 'monitoring', 'stages', 'traffic', ...top]],
+  ['runtime', ['monitoring', 'stages', 'traffic', ...top]],
+  ['monitoring', ['stages', 'traffic', ...top]],
+  ['stages', ['traffic', ...top]],
+  // The traffic generator (demo, tests, benchmarks) uses the detectors' features and a store type.
+  ['traffic', top],
   ['app', ['verify', 'cli']],
   ['verify', ['app', 'cli']],
-  ['dev', ['runtime', 'monitoring', 'stages', 'app', 'verify', 'cli']],
+  ['dev', ['runtime', 'monitoring', 'stages', 'traffic', 'app', 'verify', 'cli']],
 ];
 
-/** Stages see the runtime only through its public surface, and never Kafka. */
+/** Stages and the traffic generator see the runtime only through its public surface, and never Kafka. */
 const stageExtra = ['**/kafka/*', '**/kafka/**/*', '**/runtime/**/*', '!**/runtime/index.ts'];
 
 const layerRules = layers.map(([layer, above]) => ({
@@ -38,9 +44,9 @@ const layerRules = layers.map(([layer, above]) => ({
           {
             group: [
               ...above.flatMap((l) => [`**/${l}/*`, `**/${l}/**/*`]),
-              ...(layer === 'stages' ? stageExtra : []),
+              ...(layer === 'stages' || layer === 'traffic' ? stageExtra : []),
             ],
-            message: `src/${layer} may import only lower layers (cli -> app -> stages -> monitoring -> runtime -> kafka -> config).`,
+            message: `src/${layer} may import only lower layers (cli -> app -> traffic -> stages -> monitoring -> runtime -> kafka -> config -> errors).`,
           },
         ],
       },

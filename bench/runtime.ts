@@ -154,6 +154,8 @@ async function runChild(cfg: ChildConfig): Promise<void> {
       producerOverrides: cfg.producerOverrides,
     }),
     batch: { size: cfg.batchSize, timeoutMs: BATCH_TIMEOUT_MS },
+    // The transaction path alone, as bench/README.md's history measured it: no delivery-attempt store.
+    attemptStore: false,
     log: createLogger({ bench: cfg.group }, 2),
     clients: probe.clients,
   });

@@ -82,6 +82,8 @@ async function child(c: ChildConfig, spawnedAt: number): Promise<void> {
     batch: { size: BATCH_SIZE, timeoutMs: 50 },
     ...(c.commitIntervalMs ? { commitInterval: { maxMs: c.commitIntervalMs } } : {}),
     state: { dir: c.stateDir, replicationFactor: 1 },
+    // The transaction path alone, as bench/README.md's history measured it: no delivery-attempt store.
+    attemptStore: false,
     log: silentLogger(),
     hooks: {
       afterCommit: async ({ records }) => {

@@ -5,6 +5,12 @@
 export { runStages, RECOMMENDED_THREAD_POOL_SIZE } from './app/run-stages.ts';
 export type { RunStagesOptions, RunningStages } from './app/run-stages.ts';
 export { loadStage } from './app/load-stage.ts';
+export {
+  instanceIdFrom,
+  kafkaOptionsFromConfig,
+  recordErrorPolicyFromConfig,
+  workerOptionsFromConfig,
+} from './app/worker-config.ts';
 export type { StageFactory } from './app/builtin-stages.ts';
 export { logLevelsFromConfig } from './app/log-levels.ts';
 export type { LogLevel, LogLevels } from './app/log-levels.ts';
@@ -13,6 +19,7 @@ export type { MonitoringAgent, MonitoringAgentOptions } from './app/monitoring-a
 export { replayDeadLetters } from './app/dlt-replay.ts';
 export type { ReplayOptions, ReplaySummary } from './app/dlt-replay.ts';
 export { monitoringEvent } from './monitoring/events.ts';
+export { HamstringError } from './errors/hamstring-error.ts';
 
 export {
   CONFIG_PATH_ENV,
@@ -27,16 +34,13 @@ export {
   BATCH_FINISHED,
   DecodeError,
   hostWorkers,
-  instanceIdFrom,
   KafkaAttemptStore,
-  kafkaOptionsFromConfig,
   NonRetryableError,
   RecordError,
   startHealthServer,
   systemClock,
   ThreadPool,
   TransactionalWorker,
-  workerOptionsFromConfig,
 } from './runtime/index.ts';
 export type {
   AttemptStore,

@@ -80,6 +80,8 @@ async function runWorker(): Promise<void> {
             ...(cfg.commitIntervalRecords === undefined ? {} : { maxRecords: cfg.commitIntervalRecords }),
           },
         }),
+    // The transaction path alone, as the comparison with the peer client measured it: no delivery-attempt store.
+    attemptStore: false,
     log,
     ...(trace ? { clients: tracedClients } : {}),
   });

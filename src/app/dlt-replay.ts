@@ -33,6 +33,7 @@ export function unreplayableTopic(dltTopic: string): string {
 /** A dead letter that cannot be replayed (no origin topic header and no `--to`). */
 export class UnreplayableRecord extends NonRetryableError {
   override readonly name = 'UnreplayableRecord';
+  override readonly code = 'DLT_UNREPLAYABLE';
   constructor(message: string) {
     super(message, 'unreplayable');
   }
@@ -118,6 +119,11 @@ export interface ReplayOptions {
   /** Bound of the whole run (scan and replay). Default 10 minutes. */
   timeoutMs?: number;
   log?: Logger;
+  /**
+   * The replay worker's delivery-attempt topic (`record_errors.delivery_attempts_topic`), or false
+   * when `track_delivery_attempts` is off. Default: the worker's own store on `hamstring.delivery-attempts`.
+   */
+  attemptTopic?: string | false;
   /** Test hooks passed to the worker (e.g. hang before the nth commit, then kill -9). */
   hooks?: WorkerHooks;
 }
@@ -187,6 +193,11 @@ export async function replayDeadLetters(options: ReplayOptions): Promise<ReplayS
         // Moving unreplayable records aside is the replay's job, never a reason to stop it.
         deadLetterLimit: { maxShare: 1, window: 1, maxConsecutive: Number.MAX_SAFE_INTEGER },
       },
+      ...(options.attemptTopic === false
+        ? { attemptStore: false }
+        : options.attemptTopic !== undefined
+          ? { attemptTopic: options.attemptTopic }
+          : {}),
       log,
       ...(options.hooks ? { hooks: options.hooks } : {}),
     });

@@ -1,8 +1,8 @@
+import { errorText } from '../errors/error-text.ts';
 import type { HamstringConfig } from '../config/schema.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
 import {
   ClickHouseConnection,
-  errorText,
   type ClickHouseTarget,
   type ClickHouseUnavailable,
 } from '../monitoring/clickhouse-connection.ts';
@@ -13,8 +13,6 @@ import { TABLES, type TableDef } from '../monitoring/tables.ts';
 import {
   exponentialBackOff,
   InMemoryAttemptStore,
-  instanceIdFrom,
-  kafkaOptionsFromConfig,
   systemClock,
   TransactionalWorker,
   type AttemptStore,
@@ -24,6 +22,7 @@ import {
   type WorkerHooks,
   type WorkerKafkaOptions,
 } from '../runtime/index.ts';
+import { instanceIdFrom, kafkaOptionsFromConfig } from './worker-config.ts';
 
 export interface MonitoringAgentOptions {
   /** Default: `instanceIdFrom(config)` (runtime.instance_id, HAMSTRING_INSTANCE_ID, the host name). */

@@ -5,13 +5,13 @@ import {
   hostWorkers,
   KafkaAttemptStore,
   TransactionalWorker,
-  workerOptionsFromConfig,
   type AttemptStore,
   type KafkaClientFactory,
   type Stage,
   type WorkerHooks,
 } from '../runtime/index.ts';
 import { logLevelsFromConfig } from './log-levels.ts';
+import { workerOptionsFromConfig } from './worker-config.ts';
 
 /**
  * libuv threads below which a process is a few stuck librdkafka calls away from a red liveness

@@ -1,6 +1,7 @@
 import { bootstrapServers, type HamstringConfig } from '../config/index.ts';
 import { createAdmin } from '../kafka/admin.ts';
-import { recordErrorPolicyFromConfig, type Stage } from '../runtime/index.ts';
+import type { Stage } from '../runtime/index.ts';
+import { recordErrorPolicyFromConfig } from './worker-config.ts';
 
 /**
  * Every topic the stages read or write: inputs, declared outputs and the dead-letter topic of each

@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
+import { HamstringError } from '../errors/hamstring-error.ts';
 
 /** Option declarations in `node:util` parseArgs form (`--help` is added by the dispatcher). */
 export type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
@@ -33,6 +34,7 @@ export interface Command {
 }
 
 /** Bad command-line arguments: the dispatcher prints the message and the usage, exit code 2. */
-export class UsageError extends Error {
+export class UsageError extends HamstringError {
   override readonly name = 'UsageError';
+  readonly code = 'CLI_USAGE';
 }

@@ -1,3 +1,5 @@
+import { HamstringError } from '../errors/hamstring-error.ts';
+
 /** One problem found while loading the configuration. */
 export interface ConfigIssue {
   /**
@@ -23,8 +25,9 @@ export interface ConfigIssue {
  * The configuration is unusable. Lists every problem found, not just the first, so that an
  * operator can fix the file in one go. `message` is the same text as {@link ConfigError.format}.
  */
-export class ConfigError extends Error {
+export class ConfigError extends HamstringError {
   override readonly name = 'ConfigError';
+  readonly code = 'CONFIG_INVALID';
   /** Label of the configuration file, the prefix of every formatted line. */
   readonly source: string;
   readonly issues: readonly ConfigIssue[];

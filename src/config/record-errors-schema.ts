@@ -76,5 +76,4 @@ export const recordErrorsSchema = z.strictObject({
   stages: z.record(stageName(), stageRecordErrorsSchema).default({}),
 });
 
-export type RecordErrorsConfig = z.output<typeof recordErrorsSchema>;
 export type BackOffConfig = z.output<typeof backOffSchema>;

@@ -22,7 +22,6 @@ export const kafkaRunningNodeSchema = z.object({
   controllerPort: z.number().int(),
   startedAt: z.string(),
 });
-export type KafkaRunningNode = z.infer<typeof kafkaRunningNodeSchema>;
 
 /** Everything another process needs to attach to the cluster and restart its nodes. */
 export const kafkaRunningStateSchema = z.object({

@@ -1,3 +1,5 @@
+import { HamstringError } from '../errors/hamstring-error.ts';
+
 /** Options of {@link pollUntil}. */
 export interface PollOptions {
   timeoutMs: number;
@@ -29,15 +31,12 @@ export async function pollUntil(check: () => boolean | Promise<boolean>, opts: P
 }
 
 /** Thrown by a {@link pollUntil} check to stop polling and reject with `cause`. */
-export class AbortPoll extends Error {
+export class AbortPoll extends HamstringError {
+  override readonly name = 'AbortPoll';
+  readonly code = 'POLL_ABORTED';
   override readonly cause: Error;
   constructor(cause: Error) {
     super(cause.message);
     this.cause = cause;
   }
-}
-
-/** Milliseconds left until `deadline` (epoch ms), at least `floorMs`. */
-export function remainingMs(deadline: number, floorMs = 1): number {
-  return Math.max(floorMs, deadline - Date.now());
 }

@@ -12,17 +12,13 @@ import {
   batchEventIndex,
   rowsOf,
   type BatchEventIdentity,
+  type BatchObserver,
   type BatchPartition,
   type BatchSummary,
+  type BatchTicket,
 } from './batch-events.ts';
 import { MONITORING_TOPIC_PREFIX, monitoringEvent } from './events.ts';
 import type { WorkerBatchEvent } from './tables.ts';
-
-/** One batch handed to the stage, as the emitter tracks it. */
-export interface BatchTicket {
-  /** Settled: processed (awaiting commit) or reported stale. */
-  done: boolean;
-}
 
 /** Where the emitter sends rows: a producer, or (tests) any function. */
 export type RowSink = (output: StageOutput) => Promise<void>;
@@ -45,15 +41,15 @@ export interface BatchEventEmitterOptions {
 
 /**
  * Writes the batch events that cannot ride a committed transaction, at least once, through its own
- * idempotent producer (see the module comment for the identity and its trade-off). Without a runtime
- * hook for aborts it infers them (event `aborted`: transaction aborted, batch discarded or worker
- * recovered): offsets the stage processes again before any commit (the runtime rewinds to the
+ * idempotent producer (see the module comment for the identity and its trade-off). The worker's
+ * `onAbort` hook does not say which batches an abort discarded, so it infers them (event `aborted`:
+ * transaction aborted, batch discarded or worker recovered): offsets the stage processes again before any commit (the runtime rewinds to the
  * committed offsets after an abort), pieces older than the batch a commit covered, and whatever is
  * uncommitted at `stop()`. A re-run with a subset of the records of a piece that reported failures
  * is the runtime's re-run of the kept records, and consecutive disjoint pieces are a bisection: not
  * aborts. `stale` comes from the batch's signal firing with a reason other than the normal end.
  */
-export class BatchEventEmitter {
+export class BatchEventEmitter implements BatchObserver {
   readonly incarnation: number;
   readonly #o: BatchEventEmitterOptions;
   readonly #who: BatchEventIdentity;

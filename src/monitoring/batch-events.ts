@@ -1,5 +1,4 @@
 import type { ProcessResult, Stage, StageContext, StageOutput, StageRecord } from '../runtime/index.ts';
-import type { BatchEventEmitter } from './batch-event-emitter.ts';
 import { MONITORING_TOPIC_PREFIX, monitoringEvent, monitoringTopic } from './events.ts';
 import { WORKER_BATCH_EVENTS, type RowInput, type WorkerBatchEvent } from './tables.ts';
 
@@ -13,7 +12,7 @@ import { WORKER_BATCH_EVENTS, type RowInput, type WorkerBatchEvent } from './tab
  *   committed batches have disjoint offset ranges, so the identity is unique per committed
  *   batch-partition, and the agent's at-least-once replays collapse in ReplacingMergeTree.
  * - `consumed`, `aborted`, `stale` and `recovered` are by nature not part of a committed transaction.
- *   They go through {@link BatchEventEmitter}, a separate idempotent producer, at least once, with the
+ *   They go through `BatchEventEmitter` (batch-event-emitter.ts), a separate idempotent producer, at least once, with the
  *   identity (`__worker.<stage>.<instance>`, incarnation, sequence, row_index = event code): the
  *   incarnation is a random 31-bit number per emitter (process), the sequence counts the emitter's
  *   rows. Every emission is therefore a distinct row, and only a re-delivery of the same Kafka record
@@ -101,6 +100,21 @@ export function rowsOf(who: BatchEventIdentity, b: BatchSummary): RowInput<'work
   }));
 }
 
+/** One batch handed to the stage, as an observer tracks it. */
+export interface BatchTicket {
+  /** Settled: processed (awaiting commit) or reported stale. */
+  done: boolean;
+}
+
+/**
+ * What {@link withBatchEvents} tells about each batch besides its committed rows: the batch reached
+ * the stage, and the stage returned. `BatchEventEmitter` is the implementation that writes rows.
+ */
+export interface BatchObserver {
+  processing(parts: BatchPartition[], ctx: StageContext): BatchTicket;
+  processed(ticket: BatchTicket, summary: BatchSummary, hadFailures: boolean): void;
+}
+
 export interface BatchEventsOptions {
   instanceId: string;
   /** Default: the stage's name. */
@@ -109,10 +123,11 @@ export interface BatchEventsOptions {
   topicPrefix?: string;
   now?: () => number;
   /**
-   * Out-of-transaction events (`consumed`, `aborted`, `stale`). Without it only `committed` rows are
-   * written. Pass `emitter.hooks` to the worker so the emitter learns which batches committed.
+   * Out-of-transaction events (`consumed`, `aborted`, `stale`): a `BatchEventEmitter`. Without it only
+   * `committed` rows are written. Pass `emitter.hooks` to the worker so the emitter learns which
+   * batches committed.
    */
-  emitter?: BatchEventEmitter;
+  emitter?: BatchObserver;
 }
 
 /**

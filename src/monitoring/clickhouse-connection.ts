@@ -1,3 +1,4 @@
+import { errorText } from '../errors/error-text.ts';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { Logger } from '../observability/logger.ts';
 import {
@@ -9,6 +10,7 @@ import {
   type ExistingColumn,
   type TableDef,
 } from './tables.ts';
+import { HamstringError } from '../errors/hamstring-error.ts';
 
 /** Where ClickHouse is and how long its calls may take (config: clickhouse_connector, clickhouse_server). */
 export interface ClickHouseTarget {
@@ -39,8 +41,9 @@ export function supportsDeduplicationToken(v: ServerVersion): boolean {
 }
 
 /** ClickHouse did not answer, or failed a request in a way a retry later may fix. */
-export class ClickHouseUnavailable extends Error {
+export class ClickHouseUnavailable extends HamstringError {
   override readonly name = 'ClickHouseUnavailable';
+  readonly code = 'CLICKHOUSE_UNAVAILABLE';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }
@@ -167,8 +170,4 @@ export class ClickHouseConnection {
 /** A ClickHouse string literal. */
 export function stringLiteral(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
-
-export function errorText(e: unknown): string {
-  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
 }

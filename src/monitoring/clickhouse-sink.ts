@@ -1,9 +1,9 @@
+import { errorText } from '../errors/error-text.ts';
 import type { Logger } from '../observability/logger.ts';
 import { deadLetterOf } from '../runtime/record-errors/dead-letter.ts';
 import type { ProcessResult, Stage, StageContext, StageOutput, StageRecord } from '../runtime/stage.ts';
 import {
   ClickHouseUnavailable,
-  errorText,
   supportsDeduplicationToken,
   type ClickHouseConnection,
 } from './clickhouse-connection.ts';

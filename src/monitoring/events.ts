@@ -1,6 +1,7 @@
 import type { StageOutput, StageRecord } from '../runtime/stage.ts';
 import { fastRowJson } from './row-check.ts';
 import { TABLES, tableRowSchema, type RowInput, type TableName } from './tables.ts';
+import { HamstringError } from '../errors/hamstring-error.ts';
 
 /** Topics the agent consumes are `<prefix><table>`; the reference's prefix is `clickhouse_`. */
 export const MONITORING_TOPIC_PREFIX = 'clickhouse_';
@@ -13,8 +14,9 @@ export function monitoringTopic(table: TableName, prefix = MONITORING_TOPIC_PREF
 export type EventSource = Pick<StageRecord, 'topic' | 'partition' | 'offset'>;
 
 /** A stage tried to emit a row that does not fit its table: a bug in the stage, not bad input. */
-export class MonitoringRowError extends Error {
+export class MonitoringRowError extends HamstringError {
   override readonly name = 'MonitoringRowError';
+  readonly code = 'MONITORING_ROW_INVALID';
 }
 
 /**

@@ -27,28 +27,8 @@ export function dedupCountSql(database: string, table: string): string {
   return `SELECT count() AS n FROM ${qualified(database, dedupViewName(table))}`;
 }
 
-/** Distinct rows with FINAL on the table itself. */
-export function finalCountSql(database: string, table: string): string {
-  return `SELECT count() AS n FROM ${qualified(database, table)} FINAL`;
-}
-
 /** Distinct identities by GROUP BY: independent of merges and of FINAL. */
 export function distinctIdentityCountSql(database: string, table: string): string {
   const key = IDENTITY_KEY.map(quoteIdent).join(', ');
   return `SELECT count() AS n FROM (SELECT ${key} FROM ${qualified(database, table)} GROUP BY ${key})`;
-}
-
-/** Identities stored more than once (not yet merged away); 0 after OPTIMIZE ... FINAL. */
-export function duplicateIdentityCountSql(database: string, table: string): string {
-  const key = IDENTITY_KEY.map(quoteIdent).join(', ');
-  return `SELECT count() AS n FROM (SELECT ${key}, count() AS c FROM ${qualified(database, table)} GROUP BY ${key} HAVING c > 1)`;
-}
-
-/** Example of the argMax form: the latest status per logline, one row per logline. */
-export function latestLoglineStatusSql(database: string): string {
-  return [
-    'SELECT logline_id, argMax(status, timestamp) AS status, max(timestamp) AS last_timestamp',
-    `FROM ${qualified(database, dedupViewName('logline_timestamps'))}`,
-    'GROUP BY logline_id',
-  ].join('\n');
 }

@@ -163,13 +163,6 @@ export const TABLE_COLUMNS = {
 export type TableName = keyof typeof TABLE_COLUMNS;
 export const TABLE_NAMES = Object.keys(TABLE_COLUMNS) as TableName[];
 
-export function isTableName(name: string): name is TableName {
-  return Object.hasOwn(TABLE_COLUMNS, name);
-}
-
-/** Status values of the reference (documentation; the column stays a String so new values need no migration). */
-export const LOGLINE_STATUSES = ['in_process', 'batched', 'filtered_out', 'finished', 'detected'] as const;
-export const BATCH_STATUSES = ['waiting', 'completed', 'in_process', 'finished', 'filtered_out'] as const;
 /** `worker_batches.event` values; also fixes `row_index` of each event type (its position here). */
 export const WORKER_BATCH_EVENTS = [
   'committed',

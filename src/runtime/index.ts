@@ -11,12 +11,6 @@ export type {
   CommitInfo,
   KafkaClientFactory,
 } from './worker-options.ts';
-export {
-  workerOptionsFromConfig,
-  instanceIdFrom,
-  kafkaOptionsFromConfig,
-  recordErrorPolicyFromConfig,
-} from './worker-config.ts';
 export { hostWorkers } from './worker-host.ts';
 export type { WorkerHost } from './worker-host.ts';
 export { KafkaAttemptStore } from './delivery-attempts/kafka-attempt-store.ts';

@@ -11,6 +11,7 @@ import type { Clock } from './clock.ts';
 import { groupMemberSettings, type KafkaClientFactory, type WorkerKafkaOptions } from './worker-options.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
 import { planRecovery } from './recovery-plan.ts';
+import { HamstringError } from '../errors/hamstring-error.ts';
 
 export const defaultClients: Required<KafkaClientFactory> = {
   consumer: createConsumer,
@@ -19,7 +20,9 @@ export const defaultClients: Required<KafkaClientFactory> = {
 };
 
 /** A failure after in-place retries; `deadlinePassed` tells whether the API timeout ran out. */
-export class RetriesExhausted extends Error {
+export class RetriesExhausted extends HamstringError {
+  override readonly name = 'RetriesExhausted';
+  readonly code = 'KAFKA_RETRIES_EXHAUSTED';
   constructor(
     override readonly cause: KafkaError,
     readonly deadlinePassed: boolean,
@@ -29,8 +32,9 @@ export class RetriesExhausted extends Error {
 }
 
 /** The reconnect loop gave up: its plan for the last failure was to stop (configuration, ACL, ...). */
-export class ReconnectStopped extends Error {
+export class ReconnectStopped extends HamstringError {
   override readonly name = 'ReconnectStopped';
+  readonly code = 'KAFKA_RECONNECT_STOPPED';
   constructor(
     readonly reason: string,
     override readonly cause: KafkaError,

@@ -1,5 +1,6 @@
 import type { Logger } from '../observability/logger.ts';
 import type { PartitionState, StoreDeclaration, TimerDeclaration } from './state/contract.ts';
+import { HamstringError } from '../errors/hamstring-error.ts';
 
 /** An input record as a stage sees it: bytes plus where it came from. */
 export interface StageRecord {
@@ -39,8 +40,9 @@ export interface RecordFailure {
 }
 
 /** Thrown from `process` to fail one record (the others are processed again without it). */
-export class RecordError extends Error {
+export class RecordError extends HamstringError {
   override readonly name = 'RecordError';
+  readonly code = 'RECORD_FAILED';
   constructor(
     readonly record: RecordPosition,
     override readonly cause: unknown,
@@ -53,8 +55,9 @@ export class RecordError extends Error {
  * An error that retrying cannot fix (e.g. a record that does not decode): dead-lettered at once.
  * Any error with `retryable: false` counts the same.
  */
-export class NonRetryableError extends Error {
+export class NonRetryableError extends HamstringError {
   override readonly name: string = 'NonRetryableError';
+  readonly code: string = 'NON_RETRYABLE';
   readonly retryable = false;
   constructor(
     message: string,
@@ -68,6 +71,7 @@ export class NonRetryableError extends Error {
 /** A record that cannot be decoded is never retried. */
 export class DecodeError extends NonRetryableError {
   override readonly name = 'DecodeError';
+  override readonly code = 'DECODE';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, 'decode', options);
   }

@@ -3,6 +3,7 @@ import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { SerializedError, TaskReply, ThreadPoolWorkerData } from './thread-pool-worker.ts';
+import { HamstringError } from '../errors/hamstring-error.ts';
 
 /** Options of {@link ThreadPool}. */
 export interface ThreadPoolOptions {
@@ -17,8 +18,9 @@ export interface ThreadPoolOptions {
 }
 
 /** Rejection of tasks still queued or running when {@link ThreadPool.close} is called. */
-export class ThreadPoolClosedError extends Error {
+export class ThreadPoolClosedError extends HamstringError {
   override readonly name = 'ThreadPoolClosedError';
+  readonly code = 'THREAD_POOL_CLOSED';
 }
 
 interface Task {

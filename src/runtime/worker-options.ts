@@ -1,19 +1,23 @@
 import type { Logger } from '../observability/logger.ts';
 import type { ConsumerPort, RebalanceListener } from '../kafka/consumer.ts';
 import type { ConsumerSettings, ProducerSettings } from '../kafka/client-config.ts';
-import type { KafkaError } from '../kafka/kafka-error.ts';
+import type { ErrorKind, KafkaError } from '../kafka/kafka-error.ts';
 import type { ProducerPort } from '../kafka/producer.ts';
 import type { AdminPort } from '../kafka/admin.ts';
 import type { BackOff } from './backoff.ts';
 import type { CommitInterval } from './transaction-span.ts';
 import type { Clock } from './clock.ts';
 import type { AlertOptions } from './alert-conditions.ts';
+import type { RecoveryAction, RecoverySituation, RecoveryStep } from './recovery-plan.ts';
 import type { Stage } from './stage.ts';
 import type { RecordErrorPolicy } from './record-errors/policy.ts';
 import type { AttemptStore } from './delivery-attempts/attempt-store.ts';
 import type { StateSettings } from './state/state-engine.ts';
 
-/** Kafka settings of a worker, resolved from config.yaml and env (see `workerOptionsFromConfig`). */
+/**
+ * Kafka settings of a worker. A program fills them itself, or `workerOptionsFromConfig` (src/app/)
+ * resolves them from config.yaml and env.
+ */
 export interface WorkerKafkaOptions {
   bootstrapServers: string;
   /** Default: the stage's full name. */
@@ -92,10 +96,15 @@ export interface WorkerOptions {
   /** Retry, back-off, dead letters, dead-letter limit, bounded redelivery. Defaults: `defaultRecordErrorPolicy`. */
   recordErrors?: Partial<RecordErrorPolicy>;
   /**
-   * Durable delivery attempts (bounded redelivery across crashes and stalls); off when absent.
-   * Started and closed by its creator, so several workers of a process can share one.
+   * Durable delivery attempts: what bounds redelivery (`recordErrors.maxDeliveries`) across crashes,
+   * stalls and processing timeouts. Absent: the worker keeps its own `KafkaAttemptStore` on
+   * `attemptTopic` of its cluster (started at its first batch, closed when the worker stops). A store
+   * given here is started and closed by its creator, so several workers of a process can share one.
+   * `false`: none; a record that crashes or stalls the worker every time is then redelivered forever.
    */
-  attemptStore?: AttemptStore;
+  attemptStore?: AttemptStore | false;
+  /** Compacted topic of the worker's own attempt store. Default `hamstring.delivery-attempts`. */
+  attemptTopic?: string;
   /** While `process` runs longer than this, partitions are paused and Kafka is polled to keep membership. */
   keepAliveAfterMs?: number;
   /** Back-off of the reconnect loop while Kafka is unreachable. */
@@ -137,12 +146,13 @@ export interface WorkerHooks {
    * `abort` when the plan was for a failed abort; `reason` is set when the plan stops the worker.
    */
   onRecovery?(info: {
-    kind: string;
+    kind: ErrorKind;
+    /** librdkafka's code name, e.g. `_TRANSPORT`. */
     code: string;
-    action: string;
+    action: RecoveryAction['type'];
     epoch: number;
-    steps?: readonly string[];
-    situation?: string;
+    steps?: readonly RecoveryStep[];
+    situation?: RecoverySituation;
     reason?: string;
   }): void;
   /** A batch was discarded as stale before any output transaction. */

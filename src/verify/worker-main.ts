@@ -88,6 +88,8 @@ const worker = new TransactionalWorker({
   mode: 'exactly-once',
   kafka,
   batch: { size: Number(env('BATCH_SIZE', '100')), timeoutMs: 50 },
+  // The verdict is about the transactions alone; no stage here fails a record, so no bounded redelivery.
+  attemptStore: false,
   log: createLogger({ verify: 'worker' }, 2),
   hooks: {
     beforeCommit: () => {

@@ -47,6 +47,8 @@ export function fakeWorker(names: CopyNames, records: number, extra: Partial<Wor
       commitRetryTimeoutMs: 5_000,
     },
     clients: kafka.clients(),
+    // Fake clients have no cluster for the worker's own Kafka-backed attempt store.
+    attemptStore: false,
     clock,
     log: silentLogger(),
     ...extra,

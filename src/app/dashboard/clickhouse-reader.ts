@@ -1,8 +1,5 @@
-import {
-  ClickHouseConnection,
-  errorText,
-  type ClickHouseTarget,
-} from '../../monitoring/clickhouse-connection.ts';
+import { errorText } from '../../errors/error-text.ts';
+import { ClickHouseConnection, type ClickHouseTarget } from '../../monitoring/clickhouse-connection.ts';
 
 export type Row = Record<string, unknown>;
 

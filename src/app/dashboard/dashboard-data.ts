@@ -1,4 +1,4 @@
-import { errorText } from '../../monitoring/clickhouse-connection.ts';
+import { errorText } from '../../errors/error-text.ts';
 import { alertView, type AlertView } from './alert-view.ts';
 import { num, str, type ClickHouseReader, type Row } from './clickhouse-reader.ts';
 import { bucketFor, type DashboardQueries } from './dashboard-queries.ts';

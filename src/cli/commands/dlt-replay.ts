@@ -1,7 +1,8 @@
 import { bootstrapServers, loadConfig, type HamstringConfig } from '../../config/index.ts';
 import { createLogger } from '../../observability/logger.ts';
 import { replayDeadLetters, unreplayableTopic, type ReplaySummary } from '../../app/dlt-replay.ts';
-import { kafkaOptionsFromConfig, type WorkerKafkaOptions } from '../../runtime/index.ts';
+import { kafkaOptionsFromConfig } from '../../app/worker-config.ts';
+import type { WorkerKafkaOptions } from '../../runtime/index.ts';
 import { UsageError, type Command, type CommandIo } from '../command.ts';
 
 /** Exit code when some dead letters had no origin and were moved to `<dlt>.unreplayable`. */
@@ -91,6 +92,13 @@ export const dltReplayCommand: Command = {
       ...(typeof values.to === 'string' ? { to: values.to } : {}),
       dryRun: values['dry-run'] === true,
       timeoutMs: timeout * 1000,
+      ...(config
+        ? {
+            attemptTopic: config.environment.record_errors.track_delivery_attempts
+              ? config.environment.record_errors.delivery_attempts_topic
+              : false,
+          }
+        : {}),
       // Results go to stdout; the worker's log lines to stderr.
       log: createLogger({}, 2),
     });

@@ -4,7 +4,7 @@ import { startMonitoringAgent } from '../../app/monitoring-agent.ts';
 import { MONITORING_TOPIC_PREFIX } from '../../monitoring/events.ts';
 import { ensureMonitoringTopics } from '../../monitoring/topics.ts';
 import { createLogger } from '../../observability/logger.ts';
-import { instanceIdFrom } from '../../runtime/index.ts';
+import { instanceIdFrom } from '../../app/worker-config.ts';
 import type { Command } from '../command.ts';
 import { intOption, stringOption } from '../options.ts';
 

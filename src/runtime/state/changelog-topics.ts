@@ -1,11 +1,13 @@
 import type { AdminPort, TopicSpec } from '../../kafka/admin.ts';
+import { HamstringError } from '../../errors/hamstring-error.ts';
 
 /** Tombstones stay readable this long after compaction; a local copy older than that is not trusted. */
 export const TOMBSTONE_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /** A stateful stage whose topics do not line up: the worker must not start. */
-export class StateConfigurationError extends Error {
+export class StateConfigurationError extends HamstringError {
   override readonly name = 'StateConfigurationError';
+  readonly code = 'STATE_CONFIGURATION';
 }
 
 /** How changelog topics are created (from `runtime.state` in config.yaml). */

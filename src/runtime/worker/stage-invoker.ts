@@ -1,7 +1,7 @@
 import { classifyKafkaError } from '../../kafka/classify.ts';
 import type { FetchedRecord } from '../../kafka/records.ts';
 import { BATCH_FINISHED, type ProcessResult } from '../stage.ts';
-import { ProcessingTimeout, StaleBatch, toStageRecord, type WorkerContext } from './worker-context.ts';
+import { ProcessingTimeout, StaleBatch, type WorkerContext } from './worker-context.ts';
 
 /**
  * Runs `stage.process` once. If it takes longer than `keepAliveAfterMs`, the assigned partitions are
@@ -62,7 +62,7 @@ export async function invokeStage(
   })();
   try {
     const work = Promise.resolve(
-      ctx.stage.process(records.map(toStageRecord), {
+      ctx.stage.process(records, {
         signal: controller.signal,
         log: ctx.log,
         epoch,

@@ -9,6 +9,7 @@ import { exponentialBackOff } from '../backoff.ts';
 import { systemClock } from '../clock.ts';
 import { DeadLetterLimit } from '../record-errors/dead-letter-limit.ts';
 import { DeliveryPlanner } from '../delivery-attempts/delivery-planner.ts';
+import { workerAttemptStore, type WorkerAttemptStore } from '../delivery-attempts/worker-attempt-store.ts';
 import { FailureTracker } from '../record-errors/failure-tracker.ts';
 import { defaultClients, KafkaSession, RetriesExhausted } from '../kafka-session.ts';
 import { defaultRecordErrorPolicy } from '../record-errors/policy.ts';
@@ -40,6 +41,7 @@ export class TransactionalWorker {
   readonly #recovery: RecoveryExecutor;
   readonly #loop: WorkerLoop;
   readonly #status: WorkerStatusReporter;
+  readonly #attempts: WorkerAttemptStore;
   #manual = false;
   #running: Promise<void> | undefined;
 
@@ -63,6 +65,13 @@ export class TransactionalWorker {
         ? (options.kafka.transactionalId ?? `${stage.name}-${options.instanceId}`)
         : undefined;
     const rt = policy.retryTopics;
+    this.#attempts = workerAttemptStore({
+      option: options.attemptStore,
+      bootstrapServers: options.kafka.bootstrapServers,
+      topic: options.attemptTopic,
+      clientId: `${stage.name}-${options.instanceId}-attempts`,
+      log: this.log,
+    });
     const session = new KafkaSession({
       kafka: options.kafka,
       groupId,
@@ -127,7 +136,7 @@ export class TransactionalWorker {
       }),
       failures: new FailureTracker(),
       deadLetterLimit: new DeadLetterLimit(policy.deadLetterLimit),
-      deliveries: new DeliveryPlanner(options.attemptStore, groupId, policy.maxDeliveries),
+      deliveries: new DeliveryPlanner(this.#attempts.store, groupId, policy.maxDeliveries),
       stores,
       lifecycle: new WorkerLifecycle(this.log),
       txn: new Transaction(session, options.kafka.apiTimeoutMs),
@@ -199,7 +208,7 @@ export class TransactionalWorker {
     }
     ctx.lifecycle.started();
     this.#manual = opts.loop === false;
-    this.#running = this.#manual ? Promise.resolve() : this.#loop.run();
+    this.#running = this.#manual ? Promise.resolve() : this.#loop.run().finally(() => this.#attempts.close());
   }
 
   /**
@@ -291,6 +300,7 @@ export class TransactionalWorker {
     if (this.#manual) {
       this.#manual = false;
       await this.#loop.shutdown();
+      await this.#attempts.close();
     }
   }
 

@@ -9,13 +9,14 @@ import type { FailureTracker } from '../record-errors/failure-tracker.ts';
 import type { KafkaSession } from '../kafka-session.ts';
 import type { RecordErrorPolicy } from '../record-errors/policy.ts';
 import type { StateBinding } from '../state/state-binding.ts';
-import type { Stage, StageRecord } from '../stage.ts';
+import type { Stage } from '../stage.ts';
 import type { WorkerHooks, WorkerOptions } from '../worker-options.ts';
 import type { WorkerMetrics } from '../worker-metrics.ts';
 import type { PartitionHolds } from './partition-holds.ts';
 import type { Transaction } from './transaction.ts';
 import type { WorkerLifecycle } from './worker-lifecycle.ts';
 import type { InFlight, WorkerProgress } from './worker-progress.ts';
+import { errorText } from '../../errors/error-text.ts';
 
 export type { WorkerState } from './worker-lifecycle.ts';
 
@@ -84,10 +85,5 @@ export function byPosition(a: FetchedRecord, b: FetchedRecord): number {
   return a.topic === b.topic ? a.partition - b.partition || a.offset - b.offset : a.topic < b.topic ? -1 : 1;
 }
 
-export function toStageRecord(r: FetchedRecord): StageRecord {
-  return r;
-}
-
-export function errorText(e: unknown): string {
-  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-}
+// The worker's files take it from here; its one definition is in src/errors/.
+export { errorText };

@@ -1,7 +1,7 @@
 import type { HamstringConfig } from '../../config/index.ts';
 import { GENERIC_ALERTER } from '../../config/index.ts';
 import { DecodeError, type ProcessResult, type Stage, type StageOutput } from '../../runtime/index.ts';
-import { alertId, domainOf } from '../detector/alerts.ts';
+import { alertId } from '../detector/alerts.ts';
 import { decodeAlert, type Alert } from '../messages.ts';
 import type { AlertFileWriter } from './alert-file.ts';
 import { alertPlugin, type AlertPlugin } from './plugins.ts';
@@ -43,11 +43,6 @@ export function decodeOutgoingAlert(value: Buffer | string | null): OutgoingAler
     throw new DecodeError('Alert: alert_id: expected string');
   const { alert_id, ...alert } = json as { alert_id: string };
   return { alert_id, ...decodeAlert(JSON.stringify(alert)) };
-}
-
-/** Names an alert is about (for plugins and reports). */
-export function alertDomains(alert: Alert): string[] {
-  return [...new Set(alert.result.map((w) => domainOf(w.request) ?? ''))];
 }
 
 /**

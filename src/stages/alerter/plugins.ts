@@ -2,6 +2,7 @@ import { parse } from 'tldts';
 import { median } from '../detector/alerts.ts';
 import type { Alert } from '../messages.ts';
 import { domainOf } from '../detector/alerts.ts';
+import { HamstringError } from '../../errors/hamstring-error.ts';
 
 /**
  * An alerter plugin: adjusts an alert before it leaves, or drops it (`null`). Must be a pure
@@ -11,8 +12,9 @@ import { domainOf } from '../detector/alerts.ts';
 export type AlertPlugin = (alert: Alert) => Alert | null;
 
 /** A plugin's options are invalid: names the key path and what was expected. */
-export class PluginConfigError extends Error {
+export class PluginConfigError extends HamstringError {
   override readonly name = 'PluginConfigError';
+  readonly code = 'ALERT_PLUGIN_CONFIG';
 }
 
 type PluginFactory = (options: Record<string, unknown>, path: string) => AlertPlugin;

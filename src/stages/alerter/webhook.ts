@@ -1,12 +1,14 @@
 import type { HamstringConfig } from '../../config/index.ts';
 import { NonRetryableError, type ProcessResult, type Stage } from '../../runtime/index.ts';
 import { decodeOutgoingAlert } from './alerter.ts';
+import { HamstringError } from '../../errors/hamstring-error.ts';
 
 export const WEBHOOK_STAGE = 'data_alerting.webhook';
 
 /** The endpoint answered with a status that retrying cannot change (e.g. 400, 401, 404). */
 export class WebhookRefusedError extends NonRetryableError {
   override readonly name = 'WebhookRefusedError';
+  override readonly code = 'WEBHOOK_REFUSED';
   constructor(
     readonly status: number,
     message: string,
@@ -16,8 +18,9 @@ export class WebhookRefusedError extends NonRetryableError {
 }
 
 /** A failed POST worth retrying: network error, timeout, 408, 425, 429 or 5xx. */
-export class WebhookUnavailableError extends Error {
+export class WebhookUnavailableError extends HamstringError {
   override readonly name = 'WebhookUnavailableError';
+  readonly code = 'WEBHOOK_UNAVAILABLE';
 }
 
 /** Statuses after which the same request may succeed later. */

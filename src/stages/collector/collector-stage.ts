@@ -7,6 +7,7 @@ import {
   type ProcessResult,
   type RecordPosition,
   type Stage,
+  type StageContext,
   type StageOutput,
   type StageRecord,
   type TimerContext,
@@ -17,8 +18,13 @@ import { subnetId } from '../subnet.ts';
 import { monitoringTopics, pipelineTopic } from '../topics.ts';
 import { BATCH_HANDLER_STAGE, BATCH_STORE, BatchBuffer, lineBudget, type SentBatch } from './batch-buffer.ts';
 import { batchStoreCodec } from './batch-store-codec.ts';
-import { collectorSettings } from './collector-settings.ts';
-import { compileLineValidator, DEFAULT_MAX_JSON_DEPTH, type LineVerdict } from './line-validation.ts';
+import { collectorSettings, type CollectorSettings } from './collector-settings.ts';
+import {
+  compileLineValidator,
+  DEFAULT_MAX_JSON_DEPTH,
+  type LineValidator,
+  type LineVerdict,
+} from './line-validation.ts';
 import { textCost, type ContextLine } from './stored-lines.ts';
 
 export const COLLECTOR_STAGE = 'log_collection.collector';
@@ -48,6 +54,19 @@ export interface CollectorStageOptions {
   readonly monitoringTopicPrefix?: string;
 }
 
+/** What every call of one collector uses, resolved once from the config. */
+interface Collector {
+  readonly name: string;
+  /** `<batch_sender_to_prefilter>-<prefilter>` of every prefilter of this collector. */
+  readonly targets: readonly string[];
+  readonly settings: CollectorSettings;
+  /** The most a line may take in a batch: half of what `max_batch_bytes` allows. */
+  readonly budget: number;
+  readonly validate: LineValidator;
+  readonly clock: Clock;
+  readonly prefix: string | undefined;
+}
+
 /**
  * The collector of one `log_collection.collectors` entry: validates each line of
  * `<logserver_to_collector>-<name>`, records failed ones, batches valid ones per subnet in the
@@ -56,194 +75,218 @@ export interface CollectorStageOptions {
  * once it has waited `batch_timeout`.
  */
 export function createCollectorStage(options: CollectorStageOptions): Stage {
+  const c = collectorOf(options);
+  /** `process` looks for due batches at most once per half timer interval and partition. */
+  const dueScan = perPartitionThrottle(c.settings.timerIntervalMs / 2);
+  /** The timer drops expired context at most once per batch timeout and partition. */
+  const contextSweep = perPartitionThrottle(c.settings.buffer.timeoutMs);
+  /** The last fill-level period each partition's timer wrote (a throttle: after a restart it writes at once). */
+  const fillPeriods = new Map<number, number>();
+  return {
+    name: COLLECTOR_STAGE,
+    shortName: 'collector',
+    inputTopics: [pipelineTopic(options.config, 'logserver_to_collector', c.name)],
+    outputTopics: [...c.targets, ...monitoringTopics(TABLES, c.prefix)],
+    stores: { [BATCH_STORE]: { codec: batchStoreCodec } },
+    timer: { intervalMs: c.settings.timerIntervalMs },
+    process: (records, ctx) => processLines(c, records, ctx, dueScan),
+    onTimer: (ctx) => timerCall(c, ctx, contextSweep, fillPeriods),
+  };
+}
+
+function collectorOf(options: CollectorStageOptions): Collector {
   const { config, collectorName } = options;
   const collector = config.pipeline.log_collection.collectors.find((entry) => entry.name === collectorName);
   if (!collector)
     throw new Error(`no collector named "${collectorName}" in pipeline.log_collection.collectors`);
   const settings = collectorSettings(config, collector);
-  const clock = options.clock ?? systemClock;
-  const prefix = options.monitoringTopicPrefix;
-  const targets = config.pipeline.log_filtering
-    .filter((prefilter) => prefilter.collector_name === collectorName)
-    .map((prefilter) => pipelineTopic(config, 'batch_sender_to_prefilter', prefilter.name));
-  const validate = compileLineValidator(collector.required_log_information, {
-    maxLineBytes: collector.max_line_bytes,
-    maxDepth: DEFAULT_MAX_JSON_DEPTH,
-  });
-
-  /** A sent batch's records to the prefilters; its monitoring rows go to `rows`. */
-  function batchOutputs(
-    sent: SentBatch,
-    now: number,
-    rows: MonitoringRowBatch,
-    source?: RecordPosition,
-  ): StageOutput[] {
-    const outputs: StageOutput[] = targets.map((topic) => ({
-      topic,
-      key: sent.subnet,
-      value: sent.value,
-      ...(source ? { source } : {}),
-    }));
-    const common = { stage: BATCH_HANDLER_STAGE, instance_name: collectorName, timestamp: now };
-    rows.add('batch_timestamps', sent.lastSource, 0, {
-      ...common,
-      batch_id: sent.batchId,
-      status: 'completed',
-      is_active: true,
-      message_count: sent.size,
-    });
-    rows.add('batch_tree', sent.lastSource, 0, {
-      ...common,
-      batch_row_id: sent.batchTreeRowId,
-      status: 'completed',
-      parent_batch_row_id: null,
-      batch_id: sent.batchId,
-    });
-    for (const stored of sent.lines)
-      rows.add('logline_to_batches', stored.source, 0, { logline_id: stored.id, batch_id: sent.batchId });
-    return outputs;
-  }
-
-  const budget = lineBudget(settings.buffer);
-  /** `process` looks for due batches at most once per half timer interval and partition. */
-  const dueScan = perPartitionThrottle(settings.timerIntervalMs / 2);
-  /** The timer drops expired context at most once per batch timeout and partition. */
-  const contextSweep = perPartitionThrottle(settings.buffer.timeoutMs);
-  /** The last fill-level period each partition's timer wrote (a throttle: after a restart it writes at once). */
-  const fillPeriods = new Map<number, number>();
-
-  /**
-   * Records a line's monitoring rows in `rows`; returns the line and its batch cost when it is valid.
-   * A line too large for half a batch is a failed line: sent, Kafka would refuse its batch.
-   */
-  function lineRows(
-    record: StageRecord,
-    verdict: LineVerdict,
-    now: number,
-    rows: MonitoringRowBatch,
-  ): { subnet: string; line: ContextLine; cost: number } | undefined {
-    const subnet = verdict.ok ? subnetId(verdict.srcIp, settings.subnet) : undefined;
-    const line =
-      verdict.ok && subnet !== undefined && verdict.tsMicros >= 0
-        ? lineText(
-            verdict.fields,
-            verdict.tsMicros,
-            stableId('logline', record.topic, record.partition, record.offset),
-            subnet,
-          )
-        : undefined;
-    const cost = line ? textCost(line) : 0;
-    const problem = !verdict.ok
-      ? verdict.reason
-      : verdict.tsMicros < 0
-        ? 'field "ts": before 1970'
-        : cost > budget
-          ? `line takes ${cost} bytes in a batch, more than half of max_batch_bytes allows (${budget})`
-          : undefined;
-    if (problem !== undefined || !verdict.ok || subnet === undefined || !line) {
-      const text = (record.value ?? Buffer.alloc(0)).subarray(0, MAX_FAILED_TEXT).toString('utf8');
-      rows.add('failed_loglines', record, 0, {
-        message_text: text,
-        timestamp_in: now,
-        timestamp_failed: now,
-        reason_for_failure: problem ?? 'field "src_ip": no subnet',
-      });
-      return undefined;
-    }
-    const { status_code, record_type } = verdict.fields;
-    rows.add('loglines', record, 0, {
-      logline_id: line.id,
-      subnet_id: subnet,
-      timestamp: Math.floor(verdict.tsMicros / 1000),
-      status: typeof status_code === 'string' ? status_code : '',
-      client_ip: verdict.srcIp,
-      record_type: typeof record_type === 'string' ? record_type : '',
-      additional_fields: JSON.stringify(copyFields(verdict.fields, ROW_COLUMNS)),
-    });
-    stampLine(rows, record, line.id, now, COLLECTOR_STAGE, 'in_process', 0);
-    stampLine(rows, record, line.id, now, BATCH_HANDLER_STAGE, 'batched', 1);
-    return { subnet, line, cost };
-  }
-
   return {
-    name: COLLECTOR_STAGE,
-    shortName: 'collector',
-    inputTopics: [pipelineTopic(config, 'logserver_to_collector', collectorName)],
-    outputTopics: [...targets, ...monitoringTopics(TABLES, prefix)],
-    stores: { [BATCH_STORE]: { codec: batchStoreCodec } },
-    timer: { intervalMs: settings.timerIntervalMs },
-    process(records, ctx): ProcessResult {
-      const outputs: StageOutput[] = [];
-      const rows = new MonitoringRowBatch(prefix);
-      const buffers = new Map<number, BatchBuffer>();
-      for (const record of records) {
-        const now = clock.now();
-        const valid = lineRows(record, validate(record.value), now, rows);
-        if (!valid) continue;
-        let buffer = buffers.get(record.partition);
-        if (!buffer) {
-          buffer = new BatchBuffer(ctx.state(record.partition).store(BATCH_STORE), settings.buffer);
-          buffers.set(record.partition, buffer);
-        }
-        for (const sent of buffer.add(valid.subnet, valid.line, record, now, valid.cost))
-          outputs.push(...batchOutputs(sent, now, rows, record));
-      }
-      // Batches whose timeout passed leave now rather than with the next timer call, but the scan of
-      // every open batch runs at most once per half timer interval and partition: run per call, it
-      // cost a busy collector a fifth of its time. Only how late a due batch leaves depends on it.
-      const now = clock.now();
-      for (const [partition, buffer] of buffers) {
-        if (!dueScan(partition, now)) {
-          buffer.flush();
-          continue;
-        }
-        for (const sent of buffer.due(now)) outputs.push(...batchOutputs(sent, now, rows));
-      }
-      outputs.push(...rows.outputs());
-      return { outputs };
-    },
-    onTimer(ctx: TimerContext): ProcessResult {
-      const buffer = new BatchBuffer(ctx.state.store(BATCH_STORE), settings.buffer);
-      const rows = new MonitoringRowBatch(prefix);
-      const outputs = buffer.due(ctx.now).flatMap((sent) => batchOutputs(sent, ctx.now, rows));
-      // Context expires after ten timeouts; a sweep once per timeout is exact enough and spares a
-      // scan of every subnet's context in each timer call.
-      if (contextSweep(ctx.partition, ctx.now)) buffer.forgetStaleContext(ctx.now);
-      // The fill level once per period, or when batches left: a call with nothing to say writes
-      // nothing, so an idle collector commits no transaction per timer call.
-      // Which period was reported is remembered, not inferred from the timer interval: timer calls
-      // come late (a commit-interval span delays them), and a late first call of a period looked
-      // like its second, so whole periods went without a fill level.
-      const period = Math.floor(ctx.now / FILL_LEVEL_PERIOD_MS);
-      const reported = fillPeriods.get(ctx.partition) === period;
-      if (outputs.length === 0 && reported) {
-        outputs.push(...rows.outputs());
-        return { outputs };
-      }
-      // No input record: the row's identity is the timer call's (stage, collector, partition, time).
-      const source = {
-        topic: `__timer.${COLLECTOR_STAGE}.${collectorName}`,
-        partition: ctx.partition,
-        offset: ctx.now,
-      };
-      const fill = buffer.fill();
-      rows.add('fill_levels', source, 0, {
-        timestamp: ctx.now,
-        stage: BATCH_HANDLER_STAGE,
-        entry_type: 'total_loglines',
-        entry_count: fill.lines,
-      });
-      rows.add('fill_levels', source, 1, {
-        timestamp: ctx.now,
-        stage: BATCH_HANDLER_STAGE,
-        entry_type: 'open_batches',
-        entry_count: fill.batches,
-      });
-      fillPeriods.set(ctx.partition, period);
-      outputs.push(...rows.outputs());
-      return { outputs };
-    },
+    name: collectorName,
+    targets: config.pipeline.log_filtering
+      .filter((prefilter) => prefilter.collector_name === collectorName)
+      .map((prefilter) => pipelineTopic(config, 'batch_sender_to_prefilter', prefilter.name)),
+    settings,
+    budget: lineBudget(settings.buffer),
+    validate: compileLineValidator(collector.required_log_information, {
+      maxLineBytes: collector.max_line_bytes,
+      maxDepth: DEFAULT_MAX_JSON_DEPTH,
+    }),
+    clock: options.clock ?? systemClock,
+    prefix: options.monitoringTopicPrefix,
   };
+}
+
+/** A `process` call: each valid line into its partition's buffer, full and due batches out. */
+function processLines(
+  c: Collector,
+  records: readonly StageRecord[],
+  ctx: StageContext,
+  dueScan: (partition: number, now: number) => boolean,
+): ProcessResult {
+  const outputs: StageOutput[] = [];
+  const rows = new MonitoringRowBatch(c.prefix);
+  const buffers = new Map<number, BatchBuffer>();
+  for (const record of records) {
+    const now = c.clock.now();
+    const valid = lineRows(c, record, c.validate(record.value), now, rows);
+    if (!valid) continue;
+    let buffer = buffers.get(record.partition);
+    if (!buffer) {
+      buffer = new BatchBuffer(ctx.state(record.partition).store(BATCH_STORE), c.settings.buffer);
+      buffers.set(record.partition, buffer);
+    }
+    for (const sent of buffer.add(valid.subnet, valid.line, record, now, valid.cost))
+      outputs.push(...batchOutputs(c, sent, now, rows, record));
+  }
+  // Batches whose timeout passed leave now rather than with the next timer call, but the scan of
+  // every open batch runs at most once per half timer interval and partition: run per call, it
+  // cost a busy collector a fifth of its time. Only how late a due batch leaves depends on it.
+  const now = c.clock.now();
+  for (const [partition, buffer] of buffers) {
+    if (!dueScan(partition, now)) {
+      buffer.flush();
+      continue;
+    }
+    for (const sent of buffer.due(now)) outputs.push(...batchOutputs(c, sent, now, rows));
+  }
+  outputs.push(...rows.outputs());
+  return { outputs };
+}
+
+/** A timer call: due batches out, stale context dropped, and the fill level once per period. */
+function timerCall(
+  c: Collector,
+  ctx: TimerContext,
+  contextSweep: (partition: number, now: number) => boolean,
+  fillPeriods: Map<number, number>,
+): ProcessResult {
+  const buffer = new BatchBuffer(ctx.state.store(BATCH_STORE), c.settings.buffer);
+  const rows = new MonitoringRowBatch(c.prefix);
+  const outputs = buffer.due(ctx.now).flatMap((sent) => batchOutputs(c, sent, ctx.now, rows));
+  // Context expires after ten timeouts; a sweep once per timeout is exact enough and spares a
+  // scan of every subnet's context in each timer call.
+  if (contextSweep(ctx.partition, ctx.now)) buffer.forgetStaleContext(ctx.now);
+  // The fill level once per period, or when batches left: a call with nothing to say writes
+  // nothing, so an idle collector commits no transaction per timer call.
+  // Which period was reported is remembered, not inferred from the timer interval: timer calls
+  // come late (a commit-interval span delays them), and a late first call of a period looked
+  // like its second, so whole periods went without a fill level.
+  const period = Math.floor(ctx.now / FILL_LEVEL_PERIOD_MS);
+  const reported = fillPeriods.get(ctx.partition) === period;
+  if (outputs.length === 0 && reported) {
+    outputs.push(...rows.outputs());
+    return { outputs };
+  }
+  // No input record: the row's identity is the timer call's (stage, collector, partition, time).
+  const source = {
+    topic: `__timer.${COLLECTOR_STAGE}.${c.name}`,
+    partition: ctx.partition,
+    offset: ctx.now,
+  };
+  const fill = buffer.fill();
+  rows.add('fill_levels', source, 0, {
+    timestamp: ctx.now,
+    stage: BATCH_HANDLER_STAGE,
+    entry_type: 'total_loglines',
+    entry_count: fill.lines,
+  });
+  rows.add('fill_levels', source, 1, {
+    timestamp: ctx.now,
+    stage: BATCH_HANDLER_STAGE,
+    entry_type: 'open_batches',
+    entry_count: fill.batches,
+  });
+  fillPeriods.set(ctx.partition, period);
+  outputs.push(...rows.outputs());
+  return { outputs };
+}
+
+/** A sent batch's records to the prefilters; its monitoring rows go to `rows`. */
+function batchOutputs(
+  c: Collector,
+  sent: SentBatch,
+  now: number,
+  rows: MonitoringRowBatch,
+  source?: RecordPosition,
+): StageOutput[] {
+  const outputs: StageOutput[] = c.targets.map((topic) => ({
+    topic,
+    key: sent.subnet,
+    value: sent.value,
+    ...(source ? { source } : {}),
+  }));
+  const common = { stage: BATCH_HANDLER_STAGE, instance_name: c.name, timestamp: now };
+  rows.add('batch_timestamps', sent.lastSource, 0, {
+    ...common,
+    batch_id: sent.batchId,
+    status: 'completed',
+    is_active: true,
+    message_count: sent.size,
+  });
+  rows.add('batch_tree', sent.lastSource, 0, {
+    ...common,
+    batch_row_id: sent.batchTreeRowId,
+    status: 'completed',
+    parent_batch_row_id: null,
+    batch_id: sent.batchId,
+  });
+  for (const stored of sent.lines)
+    rows.add('logline_to_batches', stored.source, 0, { logline_id: stored.id, batch_id: sent.batchId });
+  return outputs;
+}
+
+/**
+ * Records a line's monitoring rows in `rows`; returns the line and its batch cost when it is valid.
+ * A line too large for half a batch is a failed line: sent, Kafka would refuse its batch.
+ */
+function lineRows(
+  c: Collector,
+  record: StageRecord,
+  verdict: LineVerdict,
+  now: number,
+  rows: MonitoringRowBatch,
+): { subnet: string; line: ContextLine; cost: number } | undefined {
+  const subnet = verdict.ok ? subnetId(verdict.srcIp, c.settings.subnet) : undefined;
+  const line =
+    verdict.ok && subnet !== undefined && verdict.tsMicros >= 0
+      ? lineText(
+          verdict.fields,
+          verdict.tsMicros,
+          stableId('logline', record.topic, record.partition, record.offset),
+          subnet,
+        )
+      : undefined;
+  const cost = line ? textCost(line) : 0;
+  const problem = !verdict.ok
+    ? verdict.reason
+    : verdict.tsMicros < 0
+      ? 'field "ts": before 1970'
+      : cost > c.budget
+        ? `line takes ${cost} bytes in a batch, more than half of max_batch_bytes allows (${c.budget})`
+        : undefined;
+  if (problem !== undefined || !verdict.ok || subnet === undefined || !line) {
+    const text = (record.value ?? Buffer.alloc(0)).subarray(0, MAX_FAILED_TEXT).toString('utf8');
+    rows.add('failed_loglines', record, 0, {
+      message_text: text,
+      timestamp_in: now,
+      timestamp_failed: now,
+      reason_for_failure: problem ?? 'field "src_ip": no subnet',
+    });
+    return undefined;
+  }
+  const { status_code, record_type } = verdict.fields;
+  rows.add('loglines', record, 0, {
+    logline_id: line.id,
+    subnet_id: subnet,
+    timestamp: Math.floor(verdict.tsMicros / 1000),
+    status: typeof status_code === 'string' ? status_code : '',
+    client_ip: verdict.srcIp,
+    record_type: typeof record_type === 'string' ? record_type : '',
+    additional_fields: JSON.stringify(copyFields(verdict.fields, ROW_COLUMNS)),
+  });
+  stampLine(rows, record, line.id, now, COLLECTOR_STAGE, 'in_process', 0);
+  stampLine(rows, record, line.id, now, BATCH_HANDLER_STAGE, 'batched', 1);
+  return { subnet, line, cost };
 }
 
 /**

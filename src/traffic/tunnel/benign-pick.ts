@@ -1,5 +1,5 @@
 import type { Random } from '../random.ts';
-import { BASE32_RFC4648, HEX, hexInt } from './encoding.ts';
+import { HEX, hexInt } from './encoding.ts';
 
 /** A random string over `alphabet`. */
 export function randomString(r: Random, alphabet: string, n: number): string {
@@ -10,7 +10,6 @@ export function randomString(r: Random, alphabet: string, n: number): string {
 
 export const LOWER_DIGITS = 'abcdefghijklmnopqrstuvwxyz0123456789';
 export const randomHex = (r: Random, n: number) => randomString(r, HEX, n);
-export const randomBase32 = (r: Random, n: number) => randomString(r, BASE32_RFC4648, n);
 
 /**
  * A host's working set of names: `size` names made once, then looked up again and again, the

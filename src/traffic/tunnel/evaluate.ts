@@ -245,5 +245,3 @@ function quantile(xs: readonly number[], q: number): number | null {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? null;
 }
-
-export { formatDomainatorReport } from './report-format.ts';

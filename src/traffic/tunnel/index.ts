@@ -5,5 +5,6 @@
 export type { DnsQuery, QueryType, SessionOptions, TrafficStyle } from './query.ts';
 export { queryLine } from './query.ts';
 export { ALL_STYLES, BENIGN_STYLES, TUNNEL_STYLES, trafficStyle } from './styles.ts';
-export { evaluateDomainator, formatDomainatorReport } from './evaluate.ts';
+export { evaluateDomainator } from './evaluate.ts';
+export { formatDomainatorReport } from './report-format.ts';
 export type { DomainatorEvalOptions, DomainatorReport, DetectionRow, FalseAlarmRow } from './evaluate.ts';

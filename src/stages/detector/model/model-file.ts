@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { parseDgaModel, type DgaModel, type DgaModelFile } from './dga-model.ts';
+import { HamstringError } from '../../../errors/hamstring-error.ts';
 
 /** The model file's SHA-256 differs from the configured `checksum`: the stage must not start. */
-export class ModelChecksumError extends Error {
+export class ModelChecksumError extends HamstringError {
   override readonly name = 'ModelChecksumError';
+  readonly code = 'MODEL_CHECKSUM_MISMATCH';
   constructor(
     readonly path: string,
     readonly expected: string,

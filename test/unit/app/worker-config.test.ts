@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../../src/config/index.ts';
-import { recordErrorPolicyFromConfig, workerOptionsFromConfig } from '../../../src/runtime/worker-config.ts';
+import { recordErrorPolicyFromConfig, workerOptionsFromConfig } from '../../../src/app/worker-config.ts';
 import type { Stage } from '../../../src/runtime/stage.ts';
 
 const detector: Stage = {
@@ -50,6 +50,31 @@ environment:
     assert.equal(p.deadLetterTopic('anything'), 'detector-dlt');
     assert.equal(p.backOff(1, 0), 500);
     assert.equal(p.backOff(3, 0), undefined);
+  });
+
+  test('bounded redelivery follows track_delivery_attempts: the configured topic, or no store at all', () => {
+    const base = `
+environment:
+  kafka_brokers: [{ hostname: 127.0.0.1, internal_port: 9092, external_port: 9092 }]
+  monitoring: { clickhouse_server: { hostname: 127.0.0.1 } }
+`;
+    const on = workerOptionsFromConfig({
+      config: loadConfig({ text: base, env: {} }),
+      stage: detector,
+      env: {},
+    });
+    assert.equal(on.attemptStore, undefined, 'the worker keeps its own store');
+    assert.equal(on.attemptTopic, 'hamstring.delivery-attempts');
+    const renamed = loadConfig({
+      text: `${base}  record_errors: { delivery_attempts_topic: my-attempts }\n`,
+      env: {},
+    });
+    assert.equal(
+      workerOptionsFromConfig({ config: renamed, stage: detector, env: {} }).attemptTopic,
+      'my-attempts',
+    );
+    const off = loadConfig({ text: `${base}  record_errors: { track_delivery_attempts: false }\n`, env: {} });
+    assert.equal(workerOptionsFromConfig({ config: off, stage: detector, env: {} }).attemptStore, false);
   });
 
   test('a typo in record_errors names the key path', () => {

@@ -6,10 +6,15 @@ import {
   type HamstringConfig,
 } from '../config/index.ts';
 import type { BackOffConfig } from '../config/record-errors-schema.ts';
-import { exponentialBackOff, fixedBackOff, type BackOff } from './backoff.ts';
-import type { RecordErrorPolicy } from './record-errors/policy.ts';
-import type { Stage } from './stage.ts';
-import type { WorkerKafkaOptions, WorkerOptions } from './worker-options.ts';
+import {
+  exponentialBackOff,
+  fixedBackOff,
+  type BackOff,
+  type RecordErrorPolicy,
+  type Stage,
+  type WorkerKafkaOptions,
+  type WorkerOptions,
+} from '../runtime/index.ts';
 
 export function backOffFromConfig(c: BackOffConfig): BackOff {
   if (c.type === 'fixed') return fixedBackOff(c.interval_ms, c.max_attempts);
@@ -88,7 +93,9 @@ export function kafkaOptionsFromConfig(
 /**
  * Everything a TransactionalWorker needs, resolved from config.yaml and the environment in one place:
  * Kafka client settings with their env overrides (already applied by loadConfig), the batch settings
- * in the documented resolution order, and the stage's record error policy.
+ * in the documented resolution order, the stage's record error policy and its delivery-attempt topic
+ * (`attemptStore: false` only when `record_errors.track_delivery_attempts` is false). The runtime
+ * itself takes plain `WorkerOptions`; this is the pipeline's config shape mapped onto them.
  */
 export function workerOptionsFromConfig(args: {
   config: HamstringConfig;
@@ -96,7 +103,7 @@ export function workerOptionsFromConfig(args: {
   env?: NodeJS.ProcessEnv;
   mode?: WorkerOptions['mode'];
   explicitBatch?: { maxMessages?: number; timeoutMs?: number };
-}): Omit<WorkerOptions, 'log' | 'attemptStore' | 'clients' | 'hooks' | 'clock'> {
+}): Omit<WorkerOptions, 'log' | 'clients' | 'hooks' | 'clock'> {
   const { config, stage } = args;
   const env = args.env ?? process.env;
   const batch = resolveBatchSettings({
@@ -115,6 +122,9 @@ export function workerOptionsFromConfig(args: {
     batch: { size: batch.size, timeoutMs: batch.timeoutMs },
     ...(interval ? { commitInterval: withoutSource(interval) } : {}),
     recordErrors: recordErrorPolicyFromConfig(config, stage),
+    ...(config.environment.record_errors.track_delivery_attempts
+      ? { attemptTopic: config.environment.record_errors.delivery_attempts_topic }
+      : { attemptStore: false }),
     state: {
       dir: config.runtime.state.dir,
       replicationFactor: config.runtime.state.changelog_replication_factor,
