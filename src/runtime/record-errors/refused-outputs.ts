@@ -4,6 +4,7 @@ import type { ProducerPort } from '../../kafka/producer.ts';
 import type { FetchedRecord } from '../../kafka/records.ts';
 import { positionKey } from './settlement-plan.ts';
 import type { RecordFailure, RecordPosition, StageOutput } from '../stage.ts';
+import { HamstringError } from '../../errors/hamstring-error.ts';
 
 /** One record a transaction produced, in produce order, with the input record it came from if known. */
 export interface Produced {
@@ -16,8 +17,9 @@ export interface Produced {
  * they came from (`failures`, for the record-error path) and the refusals no input record could be
  * named for (`unattributed`). Thrown by a committer after it aborted the transaction.
  */
-export class RefusedOutputs extends Error {
+export class RefusedOutputs extends HamstringError {
   override readonly name = 'RefusedOutputs';
+  readonly code = 'OUTPUTS_REFUSED';
   constructor(
     readonly failures: RecordFailure[],
     readonly unattributed: KafkaError[],

@@ -2,6 +2,7 @@ import type { GroupMetadataSource } from '../../kafka/consumer.ts';
 import type { ProducerPort } from '../../kafka/producer.ts';
 import type { OutgoingRecord, TopicPartitionOffset } from '../../kafka/records.ts';
 import type { KafkaSession } from '../kafka-session.ts';
+import { HamstringError } from '../../errors/hamstring-error.ts';
 
 /**
  * The worker's Kafka transaction as one guarded state machine. Every transactional call the runtime
@@ -90,8 +91,9 @@ export const TRANSACTION_TABLE: Readonly<
 };
 
 /** A transactional call made in a state whose row does not list it: a defect of the runtime. */
-export class IllegalTransactionCall extends Error {
+export class IllegalTransactionCall extends HamstringError {
   override readonly name = 'IllegalTransactionCall';
+  readonly code = 'TRANSACTION_CALL_ILLEGAL';
   constructor(
     readonly state: TransactionState,
     readonly call: TransactionCall,

@@ -17,6 +17,7 @@ import type { Transaction } from './transaction.ts';
 import type { WorkerLifecycle } from './worker-lifecycle.ts';
 import type { InFlight, WorkerProgress } from './worker-progress.ts';
 import { errorText } from '../../errors/error-text.ts';
+import { HamstringError } from '../../errors/hamstring-error.ts';
 
 export type { WorkerState } from './worker-lifecycle.ts';
 
@@ -58,13 +59,15 @@ export interface WorkerContext {
 }
 
 /** The batch became stale while it was processed; its work is discarded and its records refetched. */
-export class StaleBatch extends Error {
+export class StaleBatch extends HamstringError {
   override readonly name: string = 'StaleBatch';
+  readonly code: string = 'BATCH_STALE';
 }
 
 /** Processing outlived its deadline: abandoned like a stale batch; the delivery markers count it. */
 export class ProcessingTimeout extends StaleBatch {
   override readonly name = 'ProcessingTimeout';
+  override readonly code = 'PROCESSING_TIMEOUT';
 }
 
 /** Observer hooks must not break the loop. */

@@ -1,4 +1,5 @@
 import type { Logger } from '../../observability/logger.ts';
+import { HamstringError } from '../../errors/hamstring-error.ts';
 
 export type WorkerState = 'starting' | 'running' | 'recovering' | 'stopping' | 'stopped' | 'failed';
 
@@ -13,8 +14,9 @@ export const WORKER_LIFECYCLE: Readonly<Record<WorkerState, readonly WorkerState
 };
 
 /** A lifecycle change the table does not list: a defect of the runtime. */
-export class IllegalWorkerTransition extends Error {
+export class IllegalWorkerTransition extends HamstringError {
   override readonly name = 'IllegalWorkerTransition';
+  readonly code = 'WORKER_TRANSITION_ILLEGAL';
   constructor(
     readonly from: WorkerState,
     readonly to: WorkerState,

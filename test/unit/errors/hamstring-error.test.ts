@@ -16,6 +16,10 @@ import { ModelChecksumError } from '../../../src/stages/detector/model/model-fil
 import { UnreplayableRecord } from '../../../src/app/dlt-replay.ts';
 import { AbortPoll } from '../../../src/dev/poll.ts';
 import { UsageError } from '../../../src/cli/command.ts';
+import { IllegalTransactionCall } from '../../../src/runtime/worker/transaction.ts';
+import { IllegalWorkerTransition } from '../../../src/runtime/worker/worker-lifecycle.ts';
+import { ProcessingTimeout, StaleBatch } from '../../../src/runtime/worker/worker-context.ts';
+import { RefusedOutputs } from '../../../src/runtime/record-errors/refused-outputs.ts';
 
 test('every error HAMSTRING throws on purpose is a HamstringError with its own stable code and its class name', () => {
   const kafka = classifyKafkaError(new Error('boom'), 'consume');
@@ -37,6 +41,11 @@ test('every error HAMSTRING throws on purpose is a HamstringError with its own s
     new UnreplayableRecord('no origin'),
     new AbortPoll(new Error('gave up')),
     new UsageError('bad flag'),
+    new IllegalTransactionCall('ready', 'commit'),
+    new IllegalWorkerTransition('stopped', 'running'),
+    new StaleBatch('revoked'),
+    new ProcessingTimeout('deadline'),
+    new RefusedOutputs([], []),
   ];
   const codes = new Set<string>();
   for (const e of errors) {
