@@ -10,6 +10,7 @@ export type {
   WorkerHooks,
   CommitInfo,
   KafkaClientFactory,
+  AbortReason,
 } from './worker-options.ts';
 export { hostWorkers } from './worker-host.ts';
 export type { WorkerHost } from './worker-host.ts';

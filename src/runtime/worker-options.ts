@@ -15,6 +15,12 @@ import type { AttemptStore } from './delivery-attempts/attempt-store.ts';
 import type { StateSettings } from './state/state-engine.ts';
 
 /**
+ * Why a worker aborted a transaction: the kind of the Kafka error that made it, or one of the
+ * worker's own reasons (a clean stop, a stale batch, outputs Kafka refused, a rerun that failed).
+ */
+export type AbortReason = ErrorKind | 'shutdown' | 'stale' | 'refused' | 'rerun-failed';
+
+/**
  * Kafka settings of a worker. A program fills them itself, or `workerOptionsFromConfig` (src/app/)
  * resolves them from config.yaml and env.
  */
@@ -140,7 +146,7 @@ export interface CommitInfo {
 /** Where the worker hooks in: observers (batch events, tests). A throwing hook is logged, never fatal. */
 export interface WorkerHooks {
   /** A transaction was aborted; its outputs are discarded. */
-  onAbort?(info: { reason: string; epoch: number; discardedOutputs: number }): void;
+  onAbort?(info: { reason: AbortReason; epoch: number; discardedOutputs: number }): void;
   /**
    * A recovery ran: error kind, librdkafka code, the planned action and its steps; `situation` is
    * `abort` when the plan was for a failed abort; `reason` is set when the plan stops the worker.

@@ -15,6 +15,7 @@ import type { CommitInfo } from '../worker-options.ts';
 import { checkDeclaredTopics, commitInfo, type Committer } from './committer.ts';
 import type { TransactionRunner } from './transaction-runner.ts';
 import type { WorkerContext } from './worker-context.ts';
+import type { AbortReason } from '../worker-options.ts';
 
 /** What the committer reads of the worker. */
 export type ExactlyOnceContext = Pick<
@@ -33,7 +34,7 @@ export class ExactlyOnceCommitter implements Committer {
     private readonly ctx: ExactlyOnceContext,
     private readonly runner: TransactionRunner,
     private readonly stale: {
-      abort(reason: string): Promise<void>;
+      abort(reason: AbortReason): Promise<void>;
       discard(records: FetchedRecord[], epoch: number, reason: string): Promise<void>;
     },
   ) {}

@@ -11,6 +11,7 @@ import {
 } from '../recovery-plan.ts';
 import { RepeatedErrors } from './repeated-errors.ts';
 import { StaleBatch, errorText, fail, observe, type WorkerContext } from './worker-context.ts';
+import type { AbortReason } from '../worker-options.ts';
 
 const FATAL_WINDOW_MS = 60_000;
 
@@ -260,7 +261,7 @@ export class RecoveryExecutor {
   }
 
   /** Aborts the open transaction (bounded); a failed abort is planned like any other failure. */
-  async abort(reason: string): Promise<void> {
+  async abort(reason: AbortReason): Promise<void> {
     const ctx = this.ctx;
     ctx.stores?.aborted();
     if (!ctx.txn.open) return;

@@ -3,6 +3,7 @@ import type { OutgoingRecord, TopicPartitionOffset } from '../../kafka/records.t
 import type { StateBinding } from '../state/state-binding.ts';
 import type { CommitInfo, WorkerHooks } from '../worker-options.ts';
 import type { Transaction } from './transaction.ts';
+import type { AbortReason } from '../worker-options.ts';
 
 export interface TransactionRunnerDeps {
   readonly txn: Transaction;
@@ -12,7 +13,7 @@ export interface TransactionRunnerDeps {
   /** Bookkeeping once a commit returned: status, metrics, alert windows. */
   committed(produced: number, startedAt: number): void;
   /** Aborts the open transaction with the recovery's bookkeeping; a failed abort is planned for there. */
-  abort(reason: string): Promise<void>;
+  abort(reason: AbortReason): Promise<void>;
 }
 
 /** How one transaction ends. */

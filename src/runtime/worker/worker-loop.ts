@@ -17,6 +17,7 @@ import { TimerCalls } from './timer-calls.ts';
 import { recordCommit } from './committer.ts';
 import { TransactionRunner } from './transaction-runner.ts';
 import { StaleBatch, byPosition, errorText, observe, type WorkerContext } from './worker-context.ts';
+import type { AbortReason } from '../worker-options.ts';
 
 const COVERAGE_INTERVAL_MS = 10_000;
 
@@ -36,7 +37,7 @@ export class WorkerLoop {
     private readonly recovery: RecoveryExecutor,
   ) {
     const stale = {
-      abort: (reason: string) => recovery.abort(reason),
+      abort: (reason: AbortReason) => recovery.abort(reason),
       discard: (records: readonly TopicPartition[], epoch: number, reason: string) =>
         this.#discardStale(records, epoch, reason),
     };
@@ -237,7 +238,7 @@ export class WorkerLoop {
    * Back to the committed offsets. A transaction left open across batches is aborted first: its
    * records are behind the committed offsets and would otherwise be produced twice in it.
    */
-  async #rewind(reason: string): Promise<void> {
+  async #rewind(reason: AbortReason): Promise<void> {
     if (this.ctx.txn.open) await this.recovery.abort(reason);
     await this.recovery.rewind();
   }
