@@ -2,7 +2,7 @@ import { code } from '../../kafka/error-codes.ts';
 import type { KafkaError } from '../../kafka/kafka-error.ts';
 import type { ProducerPort } from '../../kafka/producer.ts';
 import type { FetchedRecord } from '../../kafka/records.ts';
-import { positionKey } from './settlement-plan.ts';
+import { positionKey } from './position-key.ts';
 import type { RecordFailure, RecordPosition, StageOutput } from '../stage.ts';
 import { HamstringError } from '../../errors/hamstring-error.ts';
 

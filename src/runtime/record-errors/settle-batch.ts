@@ -3,11 +3,11 @@ import type { IsolatedResult } from '../worker/bisection.ts';
 import type { Committer } from '../worker/committer.ts';
 import { fail, type WorkerContext } from '../worker/worker-context.ts';
 import { afterCommit } from './after-commit.ts';
+import { positionKey } from './position-key.ts';
 import { RefusedOutputs } from './refused-outputs.ts';
 import {
   afterRefusal,
   decideSettlement,
-  positionKey,
   type SettlementInput,
   type SettlementPlan,
 } from './settlement-plan.ts';

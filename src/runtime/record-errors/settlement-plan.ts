@@ -1,7 +1,9 @@
 import type { FetchedRecord, TopicPartition } from '../../kafka/records.ts';
 import { tpKey } from '../../kafka/records.ts';
 import type { RecordFailure, RecordPosition, StageOutput } from '../stage.ts';
+import { errorText } from '../../errors/error-text.ts';
 import { deadLetterOf } from './dead-letter.ts';
+import { positionKey } from './position-key.ts';
 import type { FailureHistory } from './failure-tracker.ts';
 import { failureKind, isRetryable, type RecordErrorPolicy } from './policy.ts';
 import type { RefusedOutputs } from './refused-outputs.ts';
@@ -74,10 +76,6 @@ export interface SettlementInput {
   stage: string;
   now: number;
 }
-
-export const positionKey = (p: RecordPosition): string => `${p.topic}:${p.partition}@${p.offset}`;
-
-const errorText = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 
 /**
  * Decides, for a processed batch, which failures are retried (with back-off or through retry

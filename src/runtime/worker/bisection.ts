@@ -1,6 +1,6 @@
 import { KafkaError } from '../../kafka/kafka-error.ts';
 import type { FetchedRecord } from '../../kafka/records.ts';
-import { positionKey } from '../record-errors/settlement-plan.ts';
+import { positionKey } from '../record-errors/position-key.ts';
 import { RecordError, type ProcessResult, type RecordFailure, type StageOutput } from '../stage.ts';
 import type { WorkerMetrics } from '../worker-metrics.ts';
 import { StaleBatch } from './worker-context.ts';
