@@ -8,6 +8,7 @@ import { createProducer } from '../../../src/kafka/producer.ts';
 import { createReadCommittedReader } from '../../../src/kafka/read-committed-reader.ts';
 import type { FetchedRecord } from '../../../src/kafka/records.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
+import { isUniqueName } from '../../helpers/names.ts';
 
 type Tree = Record<string, unknown>;
 
@@ -41,14 +42,15 @@ export function pipelineTestConfig(o: {
 }
 
 /**
- * Deletes every topic of the broker but Kafka's own, so a test starts without the stage groups'
- * changelogs, offsets and batches of an earlier test (the stage names, hence groups and changelog
- * names, are fixed).
+ * Deletes every topic of the broker but Kafka's own and those named by test/helpers/names.ts, so a
+ * test starts without the stage groups' changelogs, offsets and batches of an earlier test (the
+ * stage names, hence groups and changelog names, are fixed), while the files running beside it
+ * (whose names are unique: scripts/integration-lanes.ts) keep their topics.
  */
 export async function resetBroker(bootstrap: string): Promise<void> {
   const admin = createAdmin(bootstrap, 'test-reset');
   try {
-    const topics = (await admin.listTopics()).filter((t) => !t.startsWith('__'));
+    const topics = (await admin.listTopics()).filter((t) => !t.startsWith('__') && !isUniqueName(t));
     if (topics.length > 0) await admin.deleteTopics(topics);
     const deadline = Date.now() + 60_000;
     while ((await admin.listTopics()).some((t) => topics.includes(t))) {
