@@ -36,6 +36,8 @@ const KAFKA_BASE_PORT = Number(process.env.HAMSTRING_IT_KAFKA_PORT ?? 19092);
 const CLICKHOUSE_HTTP_PORT = Number(process.env.HAMSTRING_IT_CLICKHOUSE_HTTP_PORT ?? 18123);
 const CLICKHOUSE_TCP_PORT = Number(process.env.HAMSTRING_IT_CLICKHOUSE_TCP_PORT ?? 19000);
 const DEFAULT_PATTERN = 'test/integration/**/*.test.ts';
+/** The longest a file may take (its tests' own timeout is 10 min; this covers set-up and exit too). */
+const FILE_TIMEOUT_MS = 12 * 60_000;
 /** Files run at once: on 2 cores most integration files wait on Kafka's timeouts, not on the CPU. */
 const DEFAULT_JOBS = 3;
 /**
@@ -68,8 +70,18 @@ function onSignal(signal: NodeJS.Signals): void {
   signalled = signal;
   log(`${signal}: stopping the tests, then the services`);
   for (const child of children) {
+    killGroup(child, signal);
+    setTimeout(() => killGroup(child, 'SIGKILL'), 15_000).unref();
+  }
+}
+
+/** Signals a file's node --test process and the file's process under it. */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
     child.kill(signal);
-    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
   }
 }
 
@@ -248,6 +260,8 @@ function runTestFile(flags: string[], file: string, long: boolean): Promise<numb
       {
         cwd: projectRoot,
         stdio: ['ignore', 'pipe', 'pipe'],
+        // A group of its own: node --test runs the file in a child, and a kill must reach both.
+        detached: true,
         env: {
           ...process.env,
           // The pool `hamstring` gives every process: with libuv's default of 4, two librdkafka calls
@@ -265,9 +279,18 @@ function runTestFile(flags: string[], file: string, long: boolean): Promise<numb
     );
     children.add(child);
     const output: Buffer[] = [];
+    // A file whose process outlives this is killed and fails: one hung file (a native client whose
+    // close never returns, say) must not hold the whole run, the exclusive lane least of all.
+    const watchdog = setTimeout(() => {
+      output.push(
+        Buffer.from(`\n[integration] ${file}: still running after ${seconds(FILE_TIMEOUT_MS)}; killed\n`),
+      );
+      killGroup(child, 'SIGKILL');
+    }, FILE_TIMEOUT_MS);
     child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
     child.once('close', (code, signal) => {
+      clearTimeout(watchdog);
       children.delete(child);
       const text = Buffer.concat(output);
       mkdirSync(LOG_DIR, { recursive: true });
