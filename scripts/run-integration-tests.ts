@@ -270,9 +270,11 @@ function runTestFile(flags: string[], file: string, long: boolean): Promise<numb
           UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '16',
           HAMSTRING_TEST_KAFKA_DIR: KAFKA_DIR,
           HAMSTRING_TEST_CLICKHOUSE_DIR: CLICKHOUSE_DIR,
-          // Files that start a cluster of their own put it at an offset from this port
-          // (test/helpers/own-kafka.ts), so that two runs with their own ports coexist.
+          // Files that start a cluster or server of their own put it at an offset from this port
+          // (test/helpers/own-kafka.ts, own-clickhouse.ts), so that two runs with their own ports
+          // coexist; the ClickHouse port is the run-wide server's.
           HAMSTRING_TEST_KAFKA_PORT: String(KAFKA_BASE_PORT),
+          HAMSTRING_TEST_CLICKHOUSE_HTTP_PORT: String(CLICKHOUSE_HTTP_PORT),
           ...(long ? { HAMSTRING_TEST_LONG: '1' } : {}),
         },
       },
