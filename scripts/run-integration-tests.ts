@@ -1,32 +1,45 @@
 /**
  * Runs the integration tests against fresh run-wide services:
  *
- *   node --import tsx scripts/run-integration-tests.ts [--long] [node --test flags] [files or globs]
+ *   node --import tsx scripts/run-integration-tests.ts [--long] [--jobs=N] [--record-durations]
+ *     [node --test flags] [files or globs]
  *
  * `--long` (npm run test:long) runs the long variants of the proofs that have one: it sets
  * HAMSTRING_TEST_LONG=1 (test/helpers/long-run.ts) and, without files, runs the files of LONG_PROOFS.
+ * `--jobs=N` (or HAMSTRING_IT_JOBS) runs up to N files at once (default 3); which files may run
+ * together is scripts/integration-lanes.ts. `--record-durations` writes this run's per-file
+ * durations into the committed test/durations.tsv (scripts/integration-durations.ts), which every
+ * run reads to start the longest files first.
  *
  * Starts a 1-node Kafka (base port 19092, var/test/kafka) and ClickHouse (HTTP 18123, TCP 19000,
  * var/test/clickhouse) in parallel, wiped first; exports HAMSTRING_TEST_KAFKA_DIR and
- * HAMSTRING_TEST_CLICKHOUSE_DIR for the fixtures in test/helpers; runs the files one at a time and
- * ends with each file's duration, longest first; always stops both services (also on
- * SIGINT/SIGTERM) and exits with the tests' exit code.
+ * HAMSTRING_TEST_CLICKHOUSE_DIR for the fixtures in test/helpers; runs each file in a node --test
+ * process of its own, prints its output in one piece when it ends (and keeps it in
+ * var/test/logs/), and ends with each file's duration, longest first; always stops both services
+ * (also on SIGINT/SIGTERM) and exits with the tests' exit code.
  * Globs are expanded here because Node 20's test runner does not expand them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { LocalClickHouse } from '../src/dev/clickhouse-server.ts';
 import { LocalKafkaCluster } from '../src/dev/kafka-cluster.ts';
 import { projectRoot } from '../src/dev/paths.ts';
+import { DURATIONS_FILE, readDurations, recordDurations } from './integration-durations.ts';
+import { laneOf, mayStart, type Lane } from './integration-lanes.ts';
 
 const KAFKA_DIR = join(projectRoot, 'var', 'test', 'kafka');
 const CLICKHOUSE_DIR = join(projectRoot, 'var', 'test', 'clickhouse');
+const LOG_DIR = join(projectRoot, 'var', 'test', 'logs');
 // Overridable so that two runs on one machine (e.g. a developer's and a clean-clone CI check) coexist.
 const KAFKA_BASE_PORT = Number(process.env.HAMSTRING_IT_KAFKA_PORT ?? 19092);
 const CLICKHOUSE_HTTP_PORT = Number(process.env.HAMSTRING_IT_CLICKHOUSE_HTTP_PORT ?? 18123);
 const CLICKHOUSE_TCP_PORT = Number(process.env.HAMSTRING_IT_CLICKHOUSE_TCP_PORT ?? 19000);
 const DEFAULT_PATTERN = 'test/integration/**/*.test.ts';
+/** The longest a file may take (its tests' own timeout is 10 min; this covers set-up and exit too). */
+const FILE_TIMEOUT_MS = 12 * 60_000;
+/** Files run at once: on 2 cores most integration files wait on Kafka's timeouts, not on the CPU. */
+const DEFAULT_JOBS = 3;
 /**
  * The files whose proofs have a long variant (`longOr` of test/helpers/long-run.ts). The default run
  * does the short variant of each (the same guarantee on less work); `--long` does the full one.
@@ -48,7 +61,7 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 let kafka: LocalKafkaCluster | undefined;
 let clickhouse: LocalClickHouse | undefined;
-let tests: ChildProcess | undefined;
+const children = new Set<ChildProcess>();
 let signalled: NodeJS.Signals | undefined;
 let stopping: Promise<void> | undefined;
 
@@ -56,9 +69,19 @@ function onSignal(signal: NodeJS.Signals): void {
   if (signalled) return;
   signalled = signal;
   log(`${signal}: stopping the tests, then the services`);
-  if (tests && tests.exitCode === null) {
-    tests.kill(signal);
-    setTimeout(() => tests?.kill('SIGKILL'), 15_000).unref();
+  for (const child of children) {
+    killGroup(child, signal);
+    setTimeout(() => killGroup(child, 'SIGKILL'), 15_000).unref();
+  }
+}
+
+/** Signals a file's node --test process and the file's process under it. */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal);
   }
 }
 
@@ -142,36 +165,103 @@ async function timed<T>(start: () => Promise<T>): Promise<{ value: T; ms: number
 
 interface FileRun {
   file: string;
+  lane: Lane;
   ms: number;
   code: number;
 }
 
+interface Pending {
+  file: string;
+  lane: Lane;
+  /** The recorded duration, or a guess for a file never recorded. */
+  estimateMs: number;
+}
+
+/** The duration a file never recorded is assumed to take: long enough to be started early. */
+const UNKNOWN_ESTIMATE_MS = 60_000;
+
 /**
- * Runs each file in a test runner of its own, one at a time, so that the run can say how long each
- * file took (setup, hooks and process start included) and which ones failed.
+ * Orders the files: exclusive ones first (nothing shared may run beside them, so they go while
+ * the own-cluster files fill the other slots), then the rest; longest first within each, from the
+ * recorded durations, so that no long file starts last.
  */
-async function runTests(flags: string[], files: string[], long: boolean): Promise<FileRun[]> {
+function plan(files: readonly string[]): Pending[] {
+  const recorded = readDurations(projectRoot);
+  const pending = files.map((file): Pending => {
+    const { lane, guessed } = laneOf(projectRoot, file);
+    if (guessed && lane !== 'shared') log(`${file} is not in LANES; its text makes it ${lane}`);
+    return { file, lane, estimateMs: recorded.get(file) ?? UNKNOWN_ESTIMATE_MS };
+  });
+  const rank = (p: Pending) => (p.lane === 'exclusive' ? 0 : 1);
+  return pending.sort((a, b) => rank(a) - rank(b) || b.estimateMs - a.estimateMs);
+}
+
+/**
+ * Runs each file in a test runner of its own, up to `jobs` at a time within the rules of
+ * scripts/integration-lanes.ts, so that the run can say how long each file took (setup, hooks and
+ * process start included) and which ones failed.
+ */
+async function runTests(flags: string[], files: string[], long: boolean, jobs: number): Promise<FileRun[]> {
+  const pending = plan(files);
+  const running = new Map<string, Lane>();
   const runs: FileRun[] = [];
-  for (const [index, file] of files.entries()) {
-    if (signalled) break;
-    log(`(${index + 1}/${files.length}) ${file}`);
-    const began = Date.now();
-    const code = await runTestFile(flags, file, long);
-    runs.push({ file, ms: Date.now() - began, code });
-  }
+  let started = 0;
+  await new Promise<void>((done) => {
+    const next = (): void => {
+      if (signalled) pending.length = 0;
+      for (let i = 0; i < pending.length && running.size < jobs;) {
+        const candidate = pending[i]!;
+        const exclusivePending = pending.some((p) => p.lane === 'exclusive');
+        if (!mayStart(candidate.lane, [...running.values()], exclusivePending)) {
+          i += 1;
+          continue;
+        }
+        pending.splice(i, 1);
+        started += 1;
+        running.set(candidate.file, candidate.lane);
+        log(`(${started}/${files.length}) start ${candidate.file} [${candidate.lane}]`);
+        const began = Date.now();
+        void runTestFile(flags, candidate.file, long).then((code) => {
+          const ms = Date.now() - began;
+          running.delete(candidate.file);
+          runs.push({ file: candidate.file, lane: candidate.lane, ms, code });
+          log(`${code === 0 ? 'ok  ' : 'FAIL'} ${candidate.file} (${seconds(ms)}; ${running.size} running)`);
+          next();
+        });
+      }
+      if (running.size === 0) done();
+    };
+    next();
+  });
   return runs;
 }
 
+/**
+ * One file in a node --test process of its own. Its output is held and printed in one piece when
+ * it ends (files running at once would interleave their lines), and kept in var/test/logs/.
+ */
 function runTestFile(flags: string[], file: string, long: boolean): Promise<number> {
+  const reporter = flags.some((f) => f.startsWith('--test-reporter')) ? [] : ['--test-reporter=spec'];
   return new Promise((resolve) => {
-    tests = spawn(
+    const child = spawn(
       process.execPath,
       // --test-force-exit: a file whose tests are done must not hang on a native Kafka handle whose
       // close timed out during a broker outage (the client is abandoned, its thread lives on).
-      ['--import', 'tsx', '--test', '--test-force-exit', '--test-timeout=600000', ...flags, file],
+      [
+        '--import',
+        'tsx',
+        '--test',
+        '--test-force-exit',
+        '--test-timeout=600000',
+        ...reporter,
+        ...flags,
+        file,
+      ],
       {
         cwd: projectRoot,
-        stdio: 'inherit',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // A group of its own: node --test runs the file in a child, and a kill must reach both.
+        detached: true,
         env: {
           ...process.env,
           // The pool `hamstring` gives every process: with libuv's default of 4, two librdkafka calls
@@ -180,20 +270,53 @@ function runTestFile(flags: string[], file: string, long: boolean): Promise<numb
           UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '16',
           HAMSTRING_TEST_KAFKA_DIR: KAFKA_DIR,
           HAMSTRING_TEST_CLICKHOUSE_DIR: CLICKHOUSE_DIR,
+          // Files that start a cluster or server of their own put it at an offset from this port
+          // (test/helpers/own-kafka.ts, own-clickhouse.ts), so that two runs with their own ports
+          // coexist; the ClickHouse port is the run-wide server's.
+          HAMSTRING_TEST_KAFKA_PORT: String(KAFKA_BASE_PORT),
+          HAMSTRING_TEST_CLICKHOUSE_HTTP_PORT: String(CLICKHOUSE_HTTP_PORT),
           ...(long ? { HAMSTRING_TEST_LONG: '1' } : {}),
         },
       },
     );
-    tests.once('exit', (code, signal) => resolve(code ?? SIGNAL_EXIT[signal ?? ''] ?? 1));
+    children.add(child);
+    const output: Buffer[] = [];
+    // A file whose process outlives this is killed and fails: one hung file (a native client whose
+    // close never returns, say) must not hold the whole run, the exclusive lane least of all.
+    const watchdog = setTimeout(() => {
+      output.push(
+        Buffer.from(`\n[integration] ${file}: still running after ${seconds(FILE_TIMEOUT_MS)}; killed\n`),
+      );
+      killGroup(child, 'SIGKILL');
+    }, FILE_TIMEOUT_MS);
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+    child.once('close', (code, signal) => {
+      clearTimeout(watchdog);
+      children.delete(child);
+      const text = Buffer.concat(output);
+      mkdirSync(LOG_DIR, { recursive: true });
+      writeFileSync(join(LOG_DIR, `${file.replace(/[/\\]/g, '__')}.log`), text);
+      process.stdout.write(`\n[integration] ---- ${file}\n`);
+      process.stdout.write(text);
+      resolve(code ?? SIGNAL_EXIT[signal ?? ''] ?? 1);
+    });
   });
 }
 
-/** The per-file durations, longest first, and the files that failed. */
-function summarize(runs: readonly FileRun[]): void {
+/** The per-file durations, longest first, the failed files, and the run's wall time. */
+function summarize(runs: readonly FileRun[], wallMs: number, jobs: number): void {
   const total = runs.reduce((sum, run) => sum + run.ms, 0);
+  const inLane = (lane: Lane) => runs.filter((r) => r.lane === lane).reduce((sum, r) => sum + r.ms, 0);
   log(`durations (${runs.length} files, ${seconds(total)} in all), longest first:`);
   for (const run of [...runs].sort((a, b) => b.ms - a.ms))
-    log(`  ${seconds(run.ms).padStart(8)}  ${run.code === 0 ? 'ok  ' : 'FAIL'}  ${run.file}`);
+    log(
+      `  ${seconds(run.ms).padStart(8)}  ${run.code === 0 ? 'ok  ' : 'FAIL'}  ${run.lane.padEnd(9)}  ${run.file}`,
+    );
+  log(
+    `wall ${seconds(wallMs)} with ${jobs} at once; sum ${seconds(total)}; exclusive files (one at a time) ` +
+      `${seconds(inLane('exclusive'))}; pipeline files (one at a time) ${seconds(inLane('pipeline'))}`,
+  );
   const failed = runs.filter((run) => run.code !== 0);
   if (failed.length > 0) log(`${failed.length} file(s) failed: ${failed.map((r) => r.file).join(', ')}`);
 }
@@ -202,15 +325,25 @@ function summarize(runs: readonly FileRun[]): void {
  * `--long` is the runner's; other flags pass through to node --test; globs (`*`, `**`) expand to
  * the matching files under the project.
  */
-function expandArgs(args: readonly string[]): { long: boolean; flags: string[]; files: string[] } {
+function expandArgs(args: readonly string[]): {
+  long: boolean;
+  record: boolean;
+  jobs: number;
+  flags: string[];
+  files: string[];
+} {
   const long = args.includes('--long');
-  const flags = args.filter((a) => a.startsWith('-') && a !== '--long');
+  const record = args.includes('--record-durations');
+  const jobsArg = args.find((a) => a.startsWith('--jobs='))?.slice('--jobs='.length);
+  const jobs = Math.max(1, Number(jobsArg ?? process.env.HAMSTRING_IT_JOBS ?? DEFAULT_JOBS) || DEFAULT_JOBS);
+  const own = (a: string) => a === '--long' || a === '--record-durations' || a.startsWith('--jobs=');
+  const flags = args.filter((a) => a.startsWith('-') && !own(a));
   const patterns = args.filter((a) => !a.startsWith('-'));
   const defaults = long ? LONG_PROOFS : [DEFAULT_PATTERN];
   const files = (patterns.length > 0 ? patterns : defaults).flatMap((pattern) =>
     pattern.includes('*') ? matchGlob(pattern) : [pattern],
   );
-  return { long, flags, files };
+  return { long, record, jobs, flags, files };
 }
 
 function matchGlob(pattern: string): string[] {
@@ -245,7 +378,7 @@ function listFiles(dir: string): string[] {
 async function main(): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const { long, flags, files } = expandArgs(process.argv.slice(2));
+  const { long, record, jobs, flags, files } = expandArgs(process.argv.slice(2));
   if (files.length === 0) {
     log('no test files matched');
     return 1;
@@ -253,8 +386,16 @@ async function main(): Promise<number> {
   try {
     await startFreshServices();
     if (signalled) return SIGNAL_EXIT[signalled] ?? 1;
-    const runs = await runTests(flags, files, long);
-    summarize(runs);
+    const began = Date.now();
+    const runs = await runTests(flags, files, long, jobs);
+    summarize(runs, Date.now() - began, jobs);
+    // The table is the default suite's: a long variant's duration would mislead both the reader
+    // and the order of the next run.
+    if (record && long) log(`--record-durations with --long: ${DURATIONS_FILE} left as it was`);
+    else if (record && !signalled) {
+      recordDurations(projectRoot, runs, `${new Date().toISOString().slice(0, 16)}Z, ${jobs} at once`);
+      log(`durations written to ${DURATIONS_FILE}`);
+    }
     const code = runs.find((run) => run.code !== 0)?.code ?? (runs.length < files.length ? 1 : 0);
     return signalled ? (SIGNAL_EXIT[signalled] ?? code) : code;
   } catch (error) {

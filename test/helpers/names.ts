@@ -27,3 +27,11 @@ export function uniqueGroup(prefix = 'group'): string {
 export function uniqueTransactionalId(prefix = 'txn'): string {
   return uniqueName(prefix);
 }
+
+/** Matches a name made here (or one derived from it: `<name>.DLT`, `<group>-<store>-changelog`). */
+const UNIQUE_PART = /-\d+-\d+-[0-9a-f]{6}(?![0-9a-f])/;
+
+/** Whether `name` is, or is derived from, one of this module's names (so some test owns it). */
+export function isUniqueName(name: string): boolean {
+  return UNIQUE_PART.test(name);
+}

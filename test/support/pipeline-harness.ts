@@ -7,13 +7,18 @@ import { isStrandedError } from '../../src/kafka/stranded-client.ts';
 import type { FetchedRecord } from '../../src/kafka/records.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import type { Stage } from '../../src/runtime/stage.ts';
+import { uniqueGroup } from '../helpers/names.ts';
 import { checkOutput, isExactlyOnce, type OutputVerdict } from '../../src/verify/check.ts';
 
 /** Worker Kafka options for tests: the verifier's short timeouts, so faults resolve quickly. */
 export const testKafkaOptions = verifyKafkaOptions;
 
-/** Copies every input record to `out` unchanged (key, value, partition by key). */
-export function passThroughStage(input: string, out: string, name = 'test.passthrough'): Stage {
+/**
+ * Copies every input record to `out` unchanged (key, value, partition by key). Without `name` the
+ * stage (hence its group and transactional id) is named uniquely, so files running at once never
+ * share a group or fence each other's producer.
+ */
+export function passThroughStage(input: string, out: string, name = uniqueGroup('test.passthrough')): Stage {
   return {
     name,
     inputTopics: [input],

@@ -1,4 +1,5 @@
 import type { AdminPort } from '../../src/kafka/admin.ts';
+import { code } from '../../src/kafka/error-codes.ts';
 import type { ConsumerPort, RebalanceListener } from '../../src/kafka/consumer.ts';
 import type { KafkaError } from '../../src/kafka/kafka-error.ts';
 import type { DeliveryTally, ProducerPort } from '../../src/kafka/producer.ts';
@@ -136,18 +137,49 @@ export class FakeConsumer implements ConsumerPort {
   }
 }
 
+/**
+ * The coordinator's view of transactional ids: the producer that initialised an id last is its
+ * current one; an older one is fenced (as a broker bumps the producer epoch), and the transaction
+ * it had open is aborted.
+ */
+export class FakeCoordinator {
+  readonly #current = new Map<string, FakeProducer>();
+
+  claim(producer: FakeProducer): void {
+    const previous = this.#current.get(producer.transactionalId);
+    if (previous && previous !== producer) previous.fence();
+    this.#current.set(producer.transactionalId, producer);
+  }
+}
+
+/** librdkafka's fatal error of a producer a newer instance fenced. */
+const FENCED = code('_FENCED');
+
 export class FakeProducer implements ProducerPort {
-  readonly transactionalId = 'fake-txn';
   closed = false;
   produced: OutgoingRecord[] = [];
   committedOutputs: OutgoingRecord[] = [];
   /** Faults thrown by the named calls (each once). */
   faults: Partial<Record<'connect' | 'sendOffsets' | 'commitTransaction' | 'abortTransaction', Fault>> = {};
   #pendingOffsets: TopicPartitionOffset[] = [];
+  #fenced = false;
 
-  constructor(private readonly topic: FakeTopic) {}
+  constructor(
+    private readonly topic: FakeTopic,
+    readonly transactionalId = 'fake-txn',
+    private readonly coordinator = new FakeCoordinator(),
+  ) {}
+
+  /** A newer producer took the id: the open transaction is aborted, every later call fails fatally. */
+  fence(): void {
+    this.#fenced = true;
+    this.produced = [];
+    this.#pendingOffsets = [];
+  }
 
   #fault(call: keyof FakeProducer['faults']): Promise<void> {
+    if (this.#fenced && call !== 'connect')
+      return Promise.reject(raw(FENCED, 'Producer fenced by newer instance', { isFatal: true }));
     const fault = this.faults[call];
     if (fault === undefined) return Promise.resolve();
     delete this.faults[call];
@@ -157,10 +189,12 @@ export class FakeProducer implements ProducerPort {
     return this.#fault('connect');
   }
   initTransactions(): Promise<void> {
+    this.coordinator.claim(this);
     return Promise.resolve();
   }
   beginTransaction(): Promise<void> {
     this.produced = [];
+    this.#pendingOffsets = [];
     return Promise.resolve();
   }
   produce(record: OutgoingRecord): Promise<void> {
@@ -176,9 +210,11 @@ export class FakeProducer implements ProducerPort {
     this.committedOutputs.push(...this.produced);
     for (const o of this.#pendingOffsets) this.topic.committed = o.offset;
     this.produced = [];
+    this.#pendingOffsets = [];
   }
   async abortTransaction(): Promise<void> {
     this.produced = [];
+    this.#pendingOffsets = [];
     await this.#fault('abortTransaction');
   }
   flush(): Promise<void> {
@@ -236,6 +272,7 @@ export class FakeKafka {
   readonly producers: FakeProducer[] = [];
   /** Faults for the next producers, in creation order (applied when the producer is created). */
   readonly nextProducerFaults: FakeProducer['faults'][] = [];
+  readonly coordinator = new FakeCoordinator();
 
   /** `others`: further topics the cluster has (the stage's outputs), for the start-up checks. */
   constructor(
@@ -250,8 +287,8 @@ export class FakeKafka {
         this.consumers.push(c);
         return c;
       },
-      producer: () => {
-        const p = new FakeProducer(this.topic);
+      producer: (settings) => {
+        const p = new FakeProducer(this.topic, settings.transactionalId, this.coordinator);
         p.faults = this.nextProducerFaults.shift() ?? {};
         this.producers.push(p);
         return p;
@@ -265,7 +302,7 @@ export class FakeKafka {
 export function raw(
   codeValue: number,
   message: string,
-  flags: { isRetriable?: boolean; isTxnRequiresAbort?: boolean } = {},
+  flags: { isRetriable?: boolean; isTxnRequiresAbort?: boolean; isFatal?: boolean } = {},
 ): Fault {
   return Object.assign(new Error(message), { code: codeValue, ...flags });
 }

@@ -25,7 +25,11 @@ const crashWithDeadLetter = env('CRASH_BEFORE_COMMIT_WITH_DEAD_LETTER', '') === 
 const crashSeq = Number(env('CRASH_SEQ', '-1'));
 const attemptStore =
   env('ATTEMPT_STORE', '') === 'kafka'
-    ? new KafkaAttemptStore({ bootstrapServers: env('BOOTSTRAP') })
+    ? new KafkaAttemptStore({
+        bootstrapServers: env('BOOTSTRAP'),
+        // The test's own topic: the default one is shared by every process on the broker.
+        ...(process.env.ATTEMPTS_TOPIC ? { topic: process.env.ATTEMPTS_TOPIC } : {}),
+      })
     : undefined;
 await attemptStore?.start();
 let commits = 0;

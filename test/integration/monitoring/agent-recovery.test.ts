@@ -4,7 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAdmin } from '../../../src/kafka/admin.ts';
 import type { MonitoringAgent } from '../../../src/app/monitoring-agent.ts';
-import { testClickHouse, type TestClickHouse } from '../../helpers/clickhouse-fixture.ts';
+import type { TestClickHouse } from '../../helpers/clickhouse-fixture.ts';
+import { startOwnClickHouse } from '../../helpers/own-clickhouse.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { committedMatchesEnd } from '../../support/pipeline-harness.ts';
@@ -20,11 +21,15 @@ import {
 } from './support.ts';
 
 let bootstrap: string;
+// A ClickHouse of its own: the tests kill and freeze it, which would fail every file beside this one.
 let ch: TestClickHouse;
 before(async () => {
-  const [k, c] = await Promise.all([testKafka(), testClickHouse()]);
+  const [k, c] = await Promise.all([testKafka(), startOwnClickHouse('agent-recovery', 70)]);
   bootstrap = k.bootstrap;
   ch = c;
+});
+after(async () => {
+  await ch?.server.stop();
 });
 
 describe('monitoring agent recovery', () => {

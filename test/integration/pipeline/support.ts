@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { loadConfig, type HamstringConfig } from '../../../src/config/index.ts';
 import { createAdmin } from '../../../src/kafka/admin.ts';
+import { READINESS_PROBE_TOPIC } from '../../../src/kafka/readiness.ts';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import { createReadCommittedReader } from '../../../src/kafka/read-committed-reader.ts';
 import type { FetchedRecord } from '../../../src/kafka/records.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
+import { isUniqueName } from '../../helpers/names.ts';
 
 type Tree = Record<string, unknown>;
 
@@ -41,14 +43,18 @@ export function pipelineTestConfig(o: {
 }
 
 /**
- * Deletes every topic of the broker but Kafka's own, so a test starts without the stage groups'
- * changelogs, offsets and batches of an earlier test (the stage names, hence groups and changelog
- * names, are fixed).
+ * Deletes every topic of the broker but Kafka's own, those named by test/helpers/names.ts and the
+ * readiness probe's, so a test starts without the stage groups' changelogs, offsets and batches of
+ * an earlier test (the stage names, hence groups and changelog names, are fixed), while the files
+ * running beside it (whose names are unique: scripts/integration-lanes.ts) keep their topics. The
+ * probe's topic holds nothing a stage reads, and any client's readiness check creates it again.
  */
 export async function resetBroker(bootstrap: string): Promise<void> {
   const admin = createAdmin(bootstrap, 'test-reset');
   try {
-    const topics = (await admin.listTopics()).filter((t) => !t.startsWith('__'));
+    const topics = (await admin.listTopics()).filter(
+      (t) => !t.startsWith('__') && !isUniqueName(t) && t !== READINESS_PROBE_TOPIC,
+    );
     if (topics.length > 0) await admin.deleteTopics(topics);
     const deadline = Date.now() + 60_000;
     while ((await admin.listTopics()).some((t) => topics.includes(t))) {

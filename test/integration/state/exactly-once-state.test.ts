@@ -1,17 +1,13 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import type { Registry } from 'prom-client';
-import { FaultInjector, type FaultRule } from '../../support/fault-injection.ts';
-import { createReadCommittedReader } from '../../../src/kafka/read-committed-reader.ts';
-import type { FetchedRecord } from '../../../src/kafka/records.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
-import { defaultClients } from '../../../src/runtime/kafka-session.ts';
 import type { Stage } from '../../../src/runtime/stage.ts';
-import { changelogTopic } from '../../../src/runtime/state/changelog-topics.ts';
 import { TransactionalWorker } from '../../../src/runtime/worker/transactional-worker.ts';
 import type { WorkerOptions } from '../../../src/runtime/worker-options.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
@@ -19,9 +15,11 @@ import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { createTopics, seed, testKafkaOptions } from '../../support/pipeline-harness.ts';
 import { exited } from '../../support/spawn-worker.ts';
-import { countingStage, windowStage } from '../../support/state-stages.ts';
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { assertSums as checkSums } from '../../support/state-checks.ts';
+import { countingStage } from '../../support/state-stages.ts';
+
+// Kills and membership changes; the aborts, restarts and timers are in state-transactions.test.ts
+// (two files, so that the integration runner runs them side by side).
 
 let bootstrap: string;
 const root = mkdtempSync(join(tmpdir(), 'hamstring-eos-state-'));
@@ -36,50 +34,8 @@ after(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** Sum of the seeded values per key: seed() writes value i under key `k-<i % keys>`. */
-function expectedSums(count: number, keys = 64): Map<string, number> {
-  const sums = new Map<string, number>();
-  for (let i = 0; i < count; i++) sums.set(`k-${i % keys}`, (sums.get(`k-${i % keys}`) ?? 0) + i);
-  return sums;
-}
-
-/** Everything committed in a topic, read until nothing new came for `idleMs` (an independent read). */
-async function readAll(topic: string, idleMs = 3_000, timeoutMs = 180_000): Promise<FetchedRecord[]> {
-  const reader = createReadCommittedReader({ bootstrap, clientId: 'state-check' });
-  await reader.connect(30_000);
-  reader.subscribe([topic]);
-  const out: FetchedRecord[] = [];
-  const deadline = Date.now() + timeoutMs;
-  let lastNew = Date.now();
-  while (Date.now() < deadline && Date.now() - lastNew < idleMs) {
-    const got = await reader.consume(5_000, 200);
-    if (got.length > 0) lastNew = Date.now();
-    out.push(...got);
-  }
-  await reader.close(10_000);
-  return out;
-}
-
-function lastPerKey(records: FetchedRecord[]): Map<string, number> {
-  return new Map(records.map((r) => [r.key!.toString(), Number(r.value!.toString())]));
-}
-
-/** The output has one record per input record and ends at each key's sum; so does the changelog. */
-async function assertSums(output: string, group: string, count: number): Promise<void> {
-  let seen = 0;
-  await waitFor(async () => (seen = (await readAll(output, 1_000, 20_000)).length) >= count, {
-    timeoutMs: 180_000,
-    intervalMs: 2_000,
-    message: `${count} outputs`,
-    observe: () => seen,
-  });
-  const expected = expectedSums(count);
-  const out = await readAll(output);
-  assert.equal(out.length, count, 'one output per input record: nothing lost, nothing doubled');
-  assert.deepEqual(lastPerKey(out), expected, 'the last output per key is the sum of its inputs');
-  const changelog = await readAll(changelogTopic(group, 'sums'));
-  assert.deepEqual(lastPerKey(changelog), expected, 'the changelog holds each key at its sum');
-}
+const assertSums = (output: string, group: string, count: number) =>
+  checkSums(bootstrap, output, group, count);
 
 function worker(stage: Stage, instance: string, over: Partial<WorkerOptions> = {}): TransactionalWorker {
   const w = new TransactionalWorker({
@@ -94,13 +50,6 @@ function worker(stage: Stage, instance: string, over: Partial<WorkerOptions> = {
   });
   running.push(w);
   return w;
-}
-
-async function metric(registry: Registry, name: string, labels: Record<string, string>): Promise<number> {
-  const m = (await registry.getMetricsAsJSON()).find((x) => x.name === name);
-  return (m?.values ?? [])
-    .filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))
-    .reduce((s, v) => s + v.value, 0);
 }
 
 function spawnCounter(env: Record<string, string>): { child: ChildProcess; commits: () => number } {
@@ -178,57 +127,6 @@ async function killedMidStream(o: { total: number; commitIntervalMs?: number }):
   }
 }
 
-/**
- * A counting stage whose transaction is aborted once after its store was written (by `fault`): it
- * must go on to the exact sums, and so must a restarted instance over more input. With `span`, the
- * abort must have hit an open transaction holding earlier batches and not yet due to commit.
- */
-async function abortAfterStoreWrite(o: {
-  fault: FaultRule;
-  span?: { commitInterval: NonNullable<WorkerOptions['commitInterval']>; batchSize: number };
-}): Promise<{ midSpan: boolean; discarded: number[] }> {
-  const input = uniqueTopic('abort-in');
-  const output = uniqueTopic('abort-out');
-  const group = uniqueGroup('abort');
-  await createTopics(bootstrap, [input, output], 2);
-  await seed(bootstrap, input, 0, 3_000);
-  const faults = new FaultInjector([o.fault]);
-  const discarded: number[] = [];
-  const span: Partial<WorkerOptions> = o.span
-    ? {
-        commitInterval: o.span.commitInterval,
-        batch: { size: o.span.batchSize, timeoutMs: 50 },
-        hooks: { onAbort: (a) => discarded.push(a.discardedOutputs) },
-      }
-    : {};
-  const first = worker(countingStage(input, output, group), '0', {
-    clients: faults.wrap(defaultClients),
-    ...span,
-  });
-  await first.start();
-  await waitFor(() => faults.injected.length > 0 && first.status().committedTransactions >= 3, {
-    timeoutMs: 60_000,
-    message: 'commits after the injected abort',
-  });
-  assert.equal(faults.injected.length, 1, 'the transaction failed once, after the store was written');
-  assert.ok((await metric(first.metrics.registry, 'hamstring_worker_transactions_aborted_total', {})) >= 1);
-  const max = o.span?.commitInterval.maxRecords ?? 0;
-  const midSpan = o.span ? discarded.some((n) => n > o.span!.batchSize && n < max) : false;
-  await assertSums(output, group, 3_000);
-  await first.stop();
-
-  await seed(bootstrap, input, 3_000, 1_000);
-  const second = worker(
-    countingStage(input, output, group),
-    '0',
-    o.span ? { commitInterval: o.span.commitInterval } : {},
-  );
-  await second.start();
-  await assertSums(output, group, 4_000);
-  await second.stop();
-  return { midSpan, discarded };
-}
-
 describe('exactly-once state stores on a real broker', () => {
   test('a counting stage killed -9 several times mid-stream ends at exactly the input sums', () =>
     killedMidStream({ total: 50_000 }));
@@ -269,173 +167,5 @@ describe('exactly-once state stores on a real broker', () => {
       await assertSums(output, group, total);
       assert.equal(third.status().assigned.length, 6, 'the last instance holds every partition');
       await third.stop();
-    });
-
-  test('an abort after the store was written leaves no trace, in memory nor after a restart', async () => {
-    await abortAfterStoreWrite({
-      fault: {
-        operation: 'commit-transaction',
-        nth: 3,
-        error: '_STATE',
-        flags: { isTxnRequiresAbort: true },
-      },
-    });
-  });
-
-  test('an abort in the middle of a span (commit interval) leaves no trace of any of its batches, in memory nor after a restart', async () => {
-    // Spans of 1,000 records in batches of 200; the 2,700th produce is an output of the third span's
-    // third batch (each earlier span produced ~1,064: its outputs and at most 64 changelog records).
-    // Where spans begin depends on how the first fetches fill (a short batch on a dry input commits
-    // early), so an abort may land in a span's first batch; each attempt must leave no trace, and
-    // one of at most three must have aborted a span holding several batches, not yet due.
-    const seen: number[][] = [];
-    for (const nth of [2_700, 2_350, 2_000]) {
-      const { midSpan, discarded } = await abortAfterStoreWrite({
-        fault: { operation: 'produce', nth, error: '_STATE', flags: { isTxnRequiresAbort: true } },
-        span: { commitInterval: { maxMs: 60_000, maxRecords: 1_000 }, batchSize: 200 },
-      });
-      seen.push(discarded);
-      if (midSpan) return;
-    }
-    assert.fail(`no aborted transaction held outputs of more than one batch: ${JSON.stringify(seen)}`);
-  });
-
-  test('a commit whose outcome stays unknown restores the stores anew: nothing lost or doubled', async () => {
-    const input = uniqueTopic('unknown-in');
-    const output = uniqueTopic('unknown-out');
-    const group = uniqueGroup('unknown');
-    await createTopics(bootstrap, [input, output], 2);
-    await seed(bootstrap, input, 0, 3_000);
-    // The commit reaches the broker but reports a timeout: the worker cannot know it committed.
-    const faults = new FaultInjector([
-      {
-        operation: 'commit-transaction',
-        nth: 3,
-        error: '_TIMED_OUT',
-        flags: { isRetriable: true },
-        after: true,
-      },
-    ]);
-    const w = worker(countingStage(input, output, group), '0', {
-      clients: faults.wrap(defaultClients),
-      kafka: testKafkaOptions(bootstrap, { apiTimeoutMs: 3_000 }),
-    });
-    await w.start();
-    await assertSums(output, group, 3_000);
-    assert.ok(faults.injected.length > 0, 'the fault was injected');
-    await w.stop();
-  });
-
-  test('a restart after a clean stop restores only the changelog tail', async () => {
-    const input = uniqueTopic('tail-in');
-    const output = uniqueTopic('tail-out');
-    const group = uniqueGroup('tail');
-    await createTopics(bootstrap, [input, output], 2);
-    await seed(bootstrap, input, 0, 2_000);
-    const first = worker(countingStage(input, output, group), 'same');
-    await first.start();
-    await assertSums(output, group, 2_000);
-    await first.stop();
-
-    await seed(bootstrap, input, 2_000, 100);
-    const second = worker(countingStage(input, output, group), 'same');
-    await second.start();
-    await assertSums(output, group, 2_100);
-    const r = second.metrics.registry;
-    assert.equal(await metric(r, 'hamstring_state_restored_records_total', { source: 'local' }), 64);
-    assert.equal(await metric(r, 'hamstring_state_restored_records_total', { source: 'changelog' }), 0);
-    await second.stop();
-  });
-
-  test('with a commit interval (1 s), a timer every 50 ms waits for the open span instead of ending it', async () => {
-    const input = uniqueTopic('tick-in');
-    const output = uniqueTopic('tick-out');
-    const group = uniqueGroup('tick');
-    await createTopics(bootstrap, [input, output], 2);
-    await seed(bootstrap, input, 0, 6_000);
-    // Windows close only after a minute: the timers fire throughout and produce nothing, so every
-    // committed transaction is a span's. 30 ms a batch of 50 keeps the input flowing for seconds
-    // (a span also ends when the input runs dry).
-    const windows = windowStage(input, output, group, { size: 100, closeAfterMs: 60_000, intervalMs: 50 });
-    const stage: Stage = {
-      ...windows,
-      async process(records, ctx) {
-        await new Promise((r) => setTimeout(r, 30));
-        return windows.process(records, ctx);
-      },
-    };
-    const w = worker(stage, 'tick', { commitInterval: { maxMs: 1_000 }, batch: { size: 50, timeoutMs: 50 } });
-    const began = Date.now();
-    await w.start();
-    await waitFor(async () => (await w.metrics.records.get()).values.some((v) => v.value >= 6_000), {
-      timeoutMs: 60_000,
-      message: 'every record consumed',
-    });
-    const seconds = (Date.now() - began) / 1000;
-    const spans = w.status().committedTransactions;
-    const calls = await metric(w.metrics.registry, 'hamstring_state_timer_calls_total', {});
-    await w.stop();
-    // 120 batches; a span ending at each due timer (every 50 ms per partition) commits one every
-    // batch or two, spans of the full second about one a second.
-    assert.ok(seconds >= 3, `the input flowed for ${seconds.toFixed(1)} s`);
-    assert.ok(
-      spans <= Math.ceil(seconds) + 2,
-      `${spans} transactions in ${seconds.toFixed(1)} s: timers ended spans early`,
-    );
-    // Held back at most one commit interval, the timers of both partitions still ran every second.
-    assert.ok(calls >= 2 * Math.floor(seconds) - 2, `${calls} timer calls in ${seconds.toFixed(1)} s`);
-  });
-
-  for (const [variant, span] of [
-    ['', {}],
-    [
-      ' (commit interval: a due timer waits for the open span, which commits first)',
-      { commitInterval: { maxMs: 100 } },
-    ],
-  ] as const)
-    test(`a timer stage closes every window once with no further input, also across a restart${variant}`, async () => {
-      const input = uniqueTopic('win-in');
-      const output = uniqueTopic('win-out');
-      const group = uniqueGroup('win');
-      await createTopics(bootstrap, [input, output], 2);
-      const stage = () =>
-        windowStage(input, output, group, { size: 100, closeAfterMs: 2_500, intervalMs: 300 });
-      await seed(bootstrap, input, 0, 500);
-      const first = worker(stage(), 'w', span);
-      await first.start();
-      await waitFor(() => first.status().committedTransactions >= 1, {
-        timeoutMs: 60_000,
-        message: 'the first windows are stored',
-      });
-      await first.stop(); // windows are open: the restart must close them, once
-      await seed(bootstrap, input, 500, 500);
-      const second = worker(stage(), 'w', span);
-      await second.start();
-      let out: FetchedRecord[] = [];
-      await waitFor(
-        async () => {
-          out = await readAll(output, 1_000, 20_000);
-          return out.reduce((s, r) => s + Number(r.value!.toString()), 0) >= 1_000;
-        },
-        { timeoutMs: 60_000, intervalMs: 1_000, message: 'all windows closed' },
-      );
-      await second.stop();
-      // A restart with every window closed: its timers fire on and find nothing to close.
-      const third = worker(stage(), 'w', span);
-      await third.start();
-      await waitFor(
-        async () => (await metric(third.metrics.registry, 'hamstring_state_timer_calls_total', {})) >= 10,
-        { timeoutMs: 30_000, message: 'timer calls after the restart' },
-      );
-      await third.stop();
-      const all = await readAll(output);
-      const keys = all.map((r) => r.key!.toString());
-      assert.equal(new Set(keys).size, keys.length, 'no window closed twice');
-      assert.equal(all.length, out.length, 'nothing closed after the restart that had closed already');
-      assert.equal(
-        all.reduce((s, r) => s + Number(r.value!.toString()), 0),
-        1_000,
-        'every record is counted in exactly one closed window',
-      );
     });
 });

@@ -1,23 +1,27 @@
-import { before, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { projectRoot } from '../../../src/dev/paths.ts';
 import type { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
 import { runScenario } from '../../../src/verify/run-scenario.ts';
 import { scenarios } from '../../../src/verify/scenarios.ts';
-import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { startOwnKafka } from '../../helpers/own-kafka.ts';
 
-let bootstrap: string;
-let cluster: LocalKafkaCluster;
+// Its own broker: the scenario SIGSTOPs it, which would stall every file running beside this one.
+let cluster: LocalKafkaCluster | undefined;
 before(async () => {
-  ({ bootstrap, cluster } = await testKafka());
+  cluster = await startOwnKafka('verify-smoke', 60);
+});
+after(async () => {
+  await cluster?.stop();
 });
 
 describe('hamstring verify (smoke)', () => {
   test('5,000 records through 2 worker processes survive kill -9 and SIGTERM rounds, 1-in-3 aborts and a 5 s broker SIGSTOP exactly once', async () => {
     const smoke = scenarios.find((s) => s.name === 'smoke')!;
+    if (!cluster) throw new Error('no cluster');
     const report = await runScenario(smoke, {
-      bootstrap,
+      bootstrap: cluster.bootstrapServers,
       cluster,
       records: 5_000,
       workers: 2,

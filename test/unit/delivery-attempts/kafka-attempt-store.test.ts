@@ -4,6 +4,7 @@ import type { AdminPort, TopicSpec } from '../../../src/kafka/admin.ts';
 import type { AcknowledgedWriter, PartitionReader } from '../../../src/kafka/attempt-log.ts';
 import type { FetchedRecord, OutgoingRecord, TopicPartition } from '../../../src/kafka/records.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 import type { AttemptStore } from '../../../src/runtime/delivery-attempts/attempt-store.ts';
 import { InMemoryAttemptStore } from '../../../src/runtime/delivery-attempts/in-memory-attempt-store.ts';
 import {
@@ -21,6 +22,8 @@ class FakeLog {
   /** While false the reader delivers nothing (a slow fetch). */
   flowing = true;
   failWrites = false;
+  /** consume() calls of every reader so far: a reader that polled has had its chance to answer. */
+  polls = 0;
   /** Clients made so far; those made up to `strandedUpTo` report themselves stranded. */
   clients = 0;
   strandedUpTo = 0;
@@ -57,6 +60,7 @@ class FakeLog {
       },
       consume: async (max, timeoutMs) => {
         await new Promise((r) => setTimeout(r, Math.min(timeoutMs, 5)));
+        this.polls += 1;
         if (!assigned || !this.flowing) return [];
         const out = this.records.slice(next, next + max).map((r, i): FetchedRecord => ({
           topic: r.topic,
@@ -208,7 +212,11 @@ describe('KafkaAttemptStore', () => {
       done = true;
       return m;
     });
-    await new Promise((r) => setTimeout(r, 50));
+    const polled = log.polls;
+    await waitFor(() => log.polls >= polled + 5, {
+      timeoutMs: 5_000,
+      message: 'the reader polled five more times with nothing new',
+    });
     assert.equal(done, false, 'get() must not answer from a reader that is behind');
     log.flowing = true;
     assert.deepEqual((await pending).get('in:0'), { offset: 5, count: 1 });

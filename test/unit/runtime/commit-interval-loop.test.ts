@@ -4,6 +4,7 @@ import { code } from '../../../src/kafka/error-codes.ts';
 import type { WorkerOptions } from '../../../src/runtime/index.ts';
 import { fakeWorker } from '../../support/fake-worker.ts';
 import { raw } from '../../support/worker-fakes.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 
 const NAMES = { stage: 'span.copy', input: 'span-in', output: 'span-out' };
 
@@ -80,15 +81,20 @@ describe('a commit interval: one transaction spans several batches', () => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const sendOffsets = producer.sendOffsets.bind(producer);
+    let offsetsSent = false;
     producer.sendOffsets = async (offsets) => {
+      offsetsSent = true;
       await gate;
       return sendOffsets(offsets);
     };
-    const stepped = await Promise.race([
-      worker.step().then(() => true),
-      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500)),
-    ]);
-    assert.equal(stepped, true, 'the step that made the span due returned with its offsets still on the way');
+    let stepped = false;
+    void worker.step().then(() => (stepped = true));
+    // A step that waited for its offsets would never return: the gate opens only after it did.
+    await waitFor(() => stepped, {
+      timeoutMs: 5_000,
+      message: 'the step that made the span due returned with its offsets still on the way',
+    });
+    assert.equal(offsetsSent, true, 'the step did start sending the offsets');
     assert.equal(kafka.topic.committed, 0);
     open();
     await worker.step();

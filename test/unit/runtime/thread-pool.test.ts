@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { ThreadPool, ThreadPoolClosedError } from '../../../src/runtime/thread-pool.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 
 /** Task inputs the fixture module understands. */
 type Op =
-  | { op: 'spin'; ms: number }
+  | { op: 'spin'; ms: number; startedFile?: string }
   | { op: 'hold'; ms: number }
   | { op: 'fail' }
   | { op: 'throw-string' }
@@ -24,6 +25,7 @@ interface Span {
 
 // A TypeScript task module (type annotations, a class field) proves the thread loads .ts itself.
 const FIXTURE = `
+import { writeFileSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
 
 class ValidationError extends Error {
@@ -31,10 +33,11 @@ class ValidationError extends Error {
   readonly code: string = 'E_BAD_DOMAIN';
 }
 
-export default async function task(input: { op: string; ms?: number; value?: unknown }): Promise<unknown> {
+export default async function task(input: { op: string; ms?: number; value?: unknown; startedFile?: string }): Promise<unknown> {
   const start = Date.now();
   switch (input.op) {
     case 'spin': {
+      if (input.startedFile) writeFileSync(input.startedFile, String(threadId));
       let n = 0;
       while (Date.now() - start < (input.ms ?? 0)) n += 1;
       return { threadId, start, end: Date.now(), n };
@@ -212,13 +215,15 @@ describe('ThreadPool', () => {
 
   it('rejects queued and running tasks on close', async () => {
     const pool = new ThreadPool({ module: fixture, size: 1 });
-    const running = pool.run<Op, Span>({ op: 'spin', ms: 30_000 });
+    const startedFile = join(dir, 'close-while-running.started');
+    const running = pool.run<Op, Span>({ op: 'spin', ms: 30_000, startedFile });
     const queued = pool.run<Op, Span>({ op: 'echo', value: 1 });
     const rejected = Promise.all([
       assert.rejects(running, ThreadPoolClosedError),
       assert.rejects(queued, ThreadPoolClosedError),
     ]);
-    await new Promise((r) => setTimeout(r, 100));
+    // close() must find the task running on its thread, not still queued.
+    await waitFor(() => existsSync(startedFile), { timeoutMs: 10_000, message: 'the spin task started' });
     await within(5_000, pool.close());
     await rejected;
     await assert.rejects(pool.run({ op: 'echo', value: 1 }), ThreadPoolClosedError);

@@ -11,7 +11,7 @@ import {
 import type { StageRecord } from '../../../src/runtime/stage.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 
-// Pure: no broker needed. Lives next to the replay's integration test it explains.
+// Pure: no broker needed (the replay against a broker is test/integration/dlt/replay.test.ts).
 
 const original: StageRecord = {
   topic: 'pipeline-in',

@@ -1,0 +1,97 @@
+/**
+ * Which integration files may run at the same time (scripts/run-integration-tests.ts runs several
+ * files at once). Every file is in one lane:
+ *
+ * - `exclusive`: it stops, kills, SIGSTOPs or restarts the run-wide Kafka or ClickHouse. It runs
+ *   while no other file that uses those services runs (only `own` files run beside it), so no
+ *   other file sees an outage it did not cause.
+ * - `pipeline`: it runs the shipped config's stages, whose topic, group and changelog names are
+ *   fixed (also `hamstring.delivery-attempts`), and `resetBroker()` (test/integration/pipeline/
+ *   support.ts) deletes those names first. Files of this lane run one at a time, beside `shared`
+ *   and `own` files.
+ * - `own`: it uses neither run-wide service (it starts its own cluster or server on its own ports
+ *   and data dir, or talks to a closed port), so it runs beside anything, `exclusive` files too.
+ * - `shared`: it uses the run-wide services under names of its own (test/helpers/names.ts: topics,
+ *   groups, transactional ids carry the pid and a random part; ClickHouse databases are derived
+ *   from such names; ports come from test/helpers/free-port.ts or port 0). Runs beside `shared`,
+ *   `pipeline` and `own` files.
+ *
+ * A file missing from LANES (a new one) is classified by its text: one that calls a fault of the
+ * run-wide services (FAULT_CALLS) is `exclusive`, one that uses the shipped pipeline's names is
+ * `pipeline`, any other is `shared`. The default is `shared` because a new file that uses the
+ * fixtures and names.ts is safe beside others, and making every unknown file exclusive would put
+ * it on the serial path; the text check catches the files that are not. The runner prints the
+ * lane it guessed so that the file can be listed here.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type Lane = 'exclusive' | 'pipeline' | 'own' | 'shared';
+
+/** The lane of every file whose lane is not `shared` (or that the text check would misjudge), and why. */
+export const LANES: Readonly<Record<string, Lane>> = {
+  // SIGSTOP of the run-wide broker.
+  'test/integration/kafka/describe-group-faults.test.ts': 'exclusive',
+  'test/integration/kafka/stranded-clients.test.ts': 'exclusive',
+  'test/integration/monitoring/agent-kafka-faults.test.ts': 'exclusive',
+  // SIGSTOP and kill -9 of the run-wide broker.
+  'test/integration/runtime/broker-faults.test.ts': 'exclusive',
+  // Stops the run-wide broker's node and starts it again.
+  'test/integration/runtime/reconnect-outage.test.ts': 'exclusive',
+  // `hamstring dev kafka kill` / `start-node` on the run-wide broker.
+  'test/integration/dev/restart-single-node.test.ts': 'exclusive',
+  // kill -9, SIGSTOP and restart of a ClickHouse of its own (test/helpers/own-clickhouse.ts), which
+  // the text check would take for the run-wide one.
+  'test/integration/monitoring/agent-recovery.test.ts': 'shared',
+  // The shipped pipeline's fixed names; resetBroker() first.
+  'test/integration/pipeline/collector-batch-bound.test.ts': 'pipeline',
+  'test/integration/pipeline/collector-kill.test.ts': 'pipeline',
+  'test/integration/pipeline/end-to-end.test.ts': 'pipeline',
+  'test/integration/pipeline/hostile-lines.test.ts': 'pipeline',
+  'test/integration/pipeline/replay-speed.test.ts': 'pipeline',
+  'test/integration/dashboard/live-demo.test.ts': 'pipeline',
+  // bench/pipeline.ts deletes and recreates the pipeline's topics on the broker it is given.
+  'test/integration/bench/pipeline-bench.test.ts': 'pipeline',
+  // The default `hamstring.delivery-attempts` topic, which resetBroker() deletes.
+  'test/integration/app/run-stages.test.ts': 'pipeline',
+  'test/integration/app/run-example.test.ts': 'pipeline',
+  // Their own clusters or servers, on their own ports and data dirs.
+  'test/integration/dev/local-cluster.test.ts': 'own',
+  'test/integration/dev/local-clickhouse.test.ts': 'own',
+  'test/integration/runtime/authorization.test.ts': 'own',
+  'test/integration/verify/network-cut.test.ts': 'own',
+  'test/integration/verify/verify-smoke.test.ts': 'own',
+  // Only a closed port.
+  'test/integration/runtime/unreachable-kafka.test.ts': 'own',
+};
+
+/** Calls that stop, kill, pause or restart a service, or delete every pipeline topic. */
+const FAULT_CALLS =
+  /\.(pauseNode|killNode|stopNode|startNode)\(|server\.(restart|stop)\(|['"]dev['"],\s*['"](kafka|clickhouse)['"],\s*['"](kill|stop)/;
+const PIPELINE_NAMES = /resetBroker|pipelineTestConfig|startPipeline|runStages\(/;
+const FIXTURES = /testKafka\(|testClickHouse\(/;
+
+/** The lane of `file` (relative to `root`), and whether it was guessed from the file's text. */
+export function laneOf(root: string, file: string): { lane: Lane; guessed: boolean } {
+  const listed = LANES[file];
+  if (listed) return { lane: listed, guessed: false };
+  let text = '';
+  try {
+    text = readFileSync(join(root, file), 'utf8');
+  } catch {
+    return { lane: 'shared', guessed: true };
+  }
+  if (FIXTURES.test(text) && FAULT_CALLS.test(text)) return { lane: 'exclusive', guessed: true };
+  if (PIPELINE_NAMES.test(text)) return { lane: 'pipeline', guessed: true };
+  return { lane: 'shared', guessed: true };
+}
+
+/** Whether a file of `lane` may start while files of the `running` lanes run. */
+export function mayStart(lane: Lane, running: readonly Lane[], exclusivePending: boolean): boolean {
+  if (lane === 'own') return true;
+  if (running.includes('exclusive')) return false;
+  if (lane === 'exclusive') return running.every((l) => l === 'own');
+  // The exclusive files go first: a shared file started now would delay them.
+  if (exclusivePending) return false;
+  return lane === 'shared' || !running.includes('pipeline');
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import type { Registry } from 'prom-client';
+import { createReadCommittedReader } from '../../src/kafka/read-committed-reader.ts';
+import type { FetchedRecord } from '../../src/kafka/records.ts';
+import { changelogTopic } from '../../src/runtime/state/changelog-topics.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+/**
+ * Checks of the exactly-once state tests (test/integration/state/): independent read_committed
+ * reads of an output and its changelog, and the sums a counting stage must end at.
+ */
+
+/** Sum of the seeded values per key: seed() writes value i under key `k-<i % keys>`. */
+export function expectedSums(count: number, keys = 64): Map<string, number> {
+  const sums = new Map<string, number>();
+  for (let i = 0; i < count; i++) sums.set(`k-${i % keys}`, (sums.get(`k-${i % keys}`) ?? 0) + i);
+  return sums;
+}
+
+/** Everything committed in a topic, read until nothing new came for `idleMs` (an independent read). */
+export async function readAll(
+  bootstrap: string,
+  topic: string,
+  idleMs = 3_000,
+  timeoutMs = 180_000,
+): Promise<FetchedRecord[]> {
+  const reader = createReadCommittedReader({ bootstrap, clientId: 'state-check' });
+  await reader.connect(30_000);
+  reader.subscribe([topic]);
+  const out: FetchedRecord[] = [];
+  const deadline = Date.now() + timeoutMs;
+  let lastNew = Date.now();
+  while (Date.now() < deadline && Date.now() - lastNew < idleMs) {
+    const got = await reader.consume(5_000, 200);
+    if (got.length > 0) lastNew = Date.now();
+    out.push(...got);
+  }
+  await reader.close(10_000);
+  return out;
+}
+
+export function lastPerKey(records: FetchedRecord[]): Map<string, number> {
+  return new Map(records.map((r) => [String(r.key), Number(String(r.value))]));
+}
+
+/** The output has one record per input record and ends at each key's sum; so does the changelog. */
+export async function assertSums(
+  bootstrap: string,
+  output: string,
+  group: string,
+  count: number,
+): Promise<void> {
+  let seen = 0;
+  await waitFor(async () => (seen = (await readAll(bootstrap, output, 1_000, 20_000)).length) >= count, {
+    timeoutMs: 180_000,
+    intervalMs: 2_000,
+    message: `${count} outputs`,
+    observe: () => seen,
+  });
+  const expected = expectedSums(count);
+  const out = await readAll(bootstrap, output);
+  assert.equal(out.length, count, 'one output per input record: nothing lost, nothing doubled');
+  assert.deepEqual(lastPerKey(out), expected, 'the last output per key is the sum of its inputs');
+  const changelog = await readAll(bootstrap, changelogTopic(group, 'sums'));
+  assert.deepEqual(lastPerKey(changelog), expected, 'the changelog holds each key at its sum');
+}
+
+/** The sum of a metric's values whose labels include `labels`. */
+export async function metric(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string>,
+): Promise<number> {
+  const m = (await registry.getMetricsAsJSON()).find((x) => x.name === name);
+  return (m?.values ?? [])
+    .filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))
+    .reduce((s, v) => s + v.value, 0);
+}
