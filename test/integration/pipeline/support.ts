@@ -9,7 +9,8 @@ import { createProducer } from '../../../src/kafka/producer.ts';
 import { createReadCommittedReader } from '../../../src/kafka/read-committed-reader.ts';
 import type { FetchedRecord } from '../../../src/kafka/records.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
-import { isUniqueName } from '../../helpers/names.ts';
+import { isUniqueName, uniqueTopic } from '../../helpers/names.ts';
+import { DEFAULT_ATTEMPT_TOPIC } from '../../../src/runtime/delivery-attempts/kafka-attempt-store.ts';
 
 type Tree = Record<string, unknown>;
 
@@ -36,6 +37,11 @@ export function pipelineTestConfig(o: {
     heartbeat_interval_ms: 1_000,
   };
   tree.runtime = { state: { dir: join(dir, 'state') } };
+  // Markers of an earlier file's groups (same names) must not count against this file's records.
+  environment.record_errors = {
+    ...(environment.record_errors as Tree | undefined),
+    delivery_attempts_topic: uniqueTopic('attempts'),
+  };
   o.edit?.(tree);
   const path = join(dir, 'config.yaml');
   writeFileSync(path, toYaml(tree));
@@ -43,8 +49,10 @@ export function pipelineTestConfig(o: {
 }
 
 /**
- * Deletes every topic of the broker but Kafka's own, those named by test/helpers/names.ts and the
- * readiness probe's, so a test starts without the stage groups' changelogs, offsets and batches of
+ * Deletes every topic of the broker but Kafka's own, those named by test/helpers/names.ts, the
+ * readiness probe's and the default delivery-attempt topic (which every worker built without a store
+ * of its own uses, in the files running beside this one; pipelineTestConfig gives each file a topic
+ * of its own instead), so a test starts without the stage groups' changelogs, offsets and batches of
  * an earlier test (the stage names, hence groups and changelog names, are fixed), while the files
  * running beside it (whose names are unique: scripts/integration-lanes.ts) keep their topics. The
  * probe's topic holds nothing a stage reads, and any client's readiness check creates it again.
@@ -53,7 +61,8 @@ export async function resetBroker(bootstrap: string): Promise<void> {
   const admin = createAdmin(bootstrap, 'test-reset');
   try {
     const topics = (await admin.listTopics()).filter(
-      (t) => !t.startsWith('__') && !isUniqueName(t) && t !== READINESS_PROBE_TOPIC,
+      (t) =>
+        !t.startsWith('__') && !isUniqueName(t) && t !== READINESS_PROBE_TOPIC && t !== DEFAULT_ATTEMPT_TOPIC,
     );
     if (topics.length > 0) await admin.deleteTopics(topics);
     const deadline = Date.now() + 60_000;
