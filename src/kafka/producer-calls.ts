@@ -17,6 +17,8 @@ export class NativeCalls {
   #stranded: KafkaError | undefined;
   /** Settles each call still waiting for its callback. */
   readonly #waiting = new Set<(err: unknown) => void>();
+  /** Told once when no transactional call is pending any more. */
+  #onIdle: (() => void) | undefined;
 
   constructor(private readonly apiTimeoutMs: number) {}
 
@@ -59,10 +61,23 @@ export class NativeCalls {
         fn(this.apiTimeoutMs, (err) => {
           this.pending -= 1;
           finish(err);
+          if (this.pending === 0) this.#idle();
         });
       },
       this.apiTimeoutMs + 2_000,
     );
+  }
+
+  /** Calls `cb` once no transactional call is pending (at once if none is). */
+  onIdle(cb: () => void): void {
+    this.#onIdle = cb;
+    if (this.pending === 0) this.#idle();
+  }
+
+  #idle(): void {
+    const cb = this.#onIdle;
+    this.#onIdle = undefined;
+    cb?.();
   }
 
   /** Resolves true once no transactional call is pending, false when one still is after `timeoutMs`. */

@@ -2,7 +2,7 @@ import Kafka from '@confluentinc/kafka-javascript';
 import type { Logger } from '../observability/logger.ts';
 import { classifyKafkaError } from './classify.ts';
 import { producerProperties, type ProducerSettings } from './client-config.ts';
-import { abandon } from './abandoned-clients.ts';
+import { abandon, release } from './abandoned-clients.ts';
 import { attachDebugLog } from './debug-log.ts';
 import { strandedError, watchForStranding } from './stranded-client.ts';
 import { code } from './error-codes.ts';
@@ -63,6 +63,8 @@ export interface ProducerPort {
 const REPORTS_AT_CLOSE_MS = 1_000;
 /** librdkafka's default `message.max.bytes`. */
 const DEFAULT_MESSAGE_MAX_BYTES = 1_000_000;
+/** How long the disconnect of an abandoned producer whose call came back may take. */
+const ABANDONED_DISCONNECT_MS = 5_000;
 
 export function createProducer(settings: ProducerSettings, log: Logger): ProducerPort {
   const properties = producerProperties(settings);
@@ -139,12 +141,21 @@ async function closeProducer(
   o: { calls: NativeCalls; reports: DeliveryReports; log: Logger; timeoutMs: number },
 ): Promise<void> {
   const { calls, timeoutMs } = o;
-  if (calls.pending > 0) {
-    abandon(native, calls.pending);
+  const pending = calls.pending;
+  if (pending > 0) {
+    abandon(native, pending);
     o.log.error(
-      { pending: calls.pending },
+      { pending },
       'kafka: abandoning a producer whose native call never returned (disconnecting it would deadlock)',
     );
+    // A call that comes back late (the broker answered again) frees the client: disconnect it then.
+    // An abandoned client left connected keeps the binding's dispatchers and poll timer alive, and
+    // with them the process, long after its workers stopped.
+    calls.onIdle(() => {
+      release(native, pending);
+      o.log.warn({ pending }, "kafka: the abandoned producer's native call returned; disconnecting it");
+      void disconnectWithin(native, ABANDONED_DISCONNECT_MS);
+    });
     return;
   }
   const deadline = Date.now() + timeoutMs;
@@ -152,11 +163,15 @@ async function closeProducer(
   // JavaScript, and the handle that keeps its record's opaque alive is never released (a
   // producer's whole output, for one closed right after flush).
   await o.reports.reportsIn(Math.min(REPORTS_AT_CLOSE_MS, timeoutMs));
-  const left = Math.max(0, deadline - Date.now());
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, left);
+  await disconnectWithin(native, Math.max(0, deadline - Date.now()));
+}
+
+/** Disconnects the client, waiting at most `timeoutMs` for it. */
+function disconnectWithin(native: Kafka.Producer, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
     try {
-      native.disconnect(left, () => {
+      native.disconnect(timeoutMs, () => {
         clearTimeout(timer);
         resolve();
       });
