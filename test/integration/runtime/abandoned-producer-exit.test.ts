@@ -48,9 +48,10 @@ describe('a worker process that abandoned a producer', () => {
       await waitFor(() => commits > 20, { timeoutMs: 60_000, message: 'commits under load' });
       const [id] = kafka.cluster.nodeIds();
       // Longer than the API timeout and its guard (10 s + 2 s): the pending transactional call is
-      // given up and its producer abandoned; it comes back once the broker runs again.
+      // given up and its producer abandoned (after the abort's own retries in place, which fail
+      // with _CONFLICT while that call is pending); it comes back once the broker runs again.
       kafka.cluster.pauseNode(id!);
-      await waitFor(abandoned, { timeoutMs: 40_000, message: 'a producer abandoned' });
+      await waitFor(abandoned, { timeoutMs: 90_000, message: 'a producer abandoned' });
       kafka.cluster.resumeNode(id!);
       const resumedAt = commits;
       await waitFor(() => commits > resumedAt + 5, {
