@@ -53,6 +53,8 @@ const LONG_PROOFS: readonly string[] = [
   'test/integration/pipeline/hostile-lines.test.ts',
   // Network cuts of 4 s and 20 s under 40 s of load (one 12 s cut under 25 s by default).
   'test/integration/verify/network-cut.test.ts',
+  // 300 start/commit/SIGTERM cycles of a worker process (10 by default).
+  'test/integration/runtime/stop-loop.test.ts',
 ];
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 

@@ -17,6 +17,15 @@ export function abandon(client: unknown, pendingCalls: number): void {
   stuckCalls += pendingCalls;
 }
 
+/**
+ * An abandoned client whose pending calls came back after all: it no longer pins pool threads, and
+ * the caller now disconnects it (its dispatchers would otherwise keep the process alive).
+ */
+export function release(client: unknown, pendingCalls: number): void {
+  if (!abandoned.delete(client)) return;
+  stuckCalls -= pendingCalls;
+}
+
 /** Native calls of abandoned clients that never returned (each pins a libuv pool thread). */
 export function stuckNativeCalls(): number {
   return stuckCalls;

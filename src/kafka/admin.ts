@@ -1,6 +1,8 @@
 import Kafka from '@confluentinc/kafka-javascript';
 import { classifyKafkaError } from './classify.ts';
-import { OFFSET_INVALID, type TopicPartitionOffset } from './records.ts';
+import { readGroupOffsets } from './admin-group-offsets.ts';
+import { MetadataClient } from './admin-metadata.ts';
+import type { TopicPartitionOffset } from './records.ts';
 
 /** A topic to create (`AdminPort.createTopics`, `ensureTopic`); `config` holds topic configs such as `cleanup.policy`. */
 export interface TopicSpec {
@@ -50,23 +52,7 @@ export function createAdmin(bootstrapServers: string, clientId = 'hamstring-admi
     );
   const TOPIC_EXISTS = Kafka.CODES.ERRORS.ERR_TOPIC_ALREADY_EXISTS;
 
-  const metadataClient = new Kafka.Producer({
-    'bootstrap.servers': bootstrapServers,
-    'client.id': `${clientId}-meta`,
-  });
-  let metadataReady: Promise<void> | undefined;
-  const metadata = () => {
-    metadataReady ??= new Promise<void>((resolve, reject) =>
-      metadataClient.connect({ timeout: 10_000 }, (err) =>
-        err ? reject(classifyKafkaError(err, 'admin')) : resolve(),
-      ),
-    ).catch((e: unknown) => {
-      // A connect that failed (Kafka away) is tried again by the next call, not remembered.
-      metadataReady = undefined;
-      throw e;
-    });
-    return metadataReady;
-  };
+  const meta = new MetadataClient(bootstrapServers, `${clientId}-meta`);
 
   return {
     async createTopics(topics, timeoutMs = 30_000) {
@@ -95,10 +81,7 @@ export function createAdmin(bootstrapServers: string, clientId = 'hamstring-admi
       );
     },
     async partitionCounts(topics, timeoutMs = 10_000) {
-      await metadata();
-      const md = await call<Kafka.Metadata>((cb) => {
-        metadataClient.getMetadata({ timeout: timeoutMs }, cb);
-      });
+      const md = await meta.metadata({ timeout: timeoutMs });
       const wanted = new Set(topics);
       return new Map(md.topics.filter((t) => wanted.has(t.name)).map((t) => [t.name, t.partitions.length]));
     },
@@ -126,67 +109,19 @@ export function createAdmin(bootstrapServers: string, clientId = 'hamstring-admi
         })),
       };
     },
-    /**
-     * Asked through a consumer of the group that never joins it, not through the Admin API: the
-     * Admin API's ListConsumerGroupOffsets dereferences a NULL consumer group in librdkafka when the
-     * coordinator moved (NOT_COORDINATOR; librdkafka #5040, confluent-kafka-javascript #374), which
-     * crashed the verifier right after a broker restart.
-     */
+    /** See {@link readGroupOffsets}: a consumer of the group that never joins it. */
     async groupOffsets(groupId, topics, timeoutMs = 10_000) {
       const parts: { topic: string; partition: number }[] = [];
       for (const topic of topics) {
-        for (const w of await this.watermarks(topic, timeoutMs))
+        for (const w of await meta.watermarks(topic, timeoutMs))
           parts.push({ topic, partition: w.partition });
       }
-      const reader = new Kafka.KafkaConsumer(
-        {
-          'bootstrap.servers': bootstrapServers,
-          'client.id': `${clientId}-offsets`,
-          'group.id': groupId,
-          'enable.auto.commit': false,
-          // Otherwise OffsetFetch requires stable offsets (KIP-447) and waits out every open
-          // transaction of the group; the Admin API's default answers with what is committed.
-          'isolation.level': 'read_uncommitted',
-        },
-        {},
-      );
-      await call<unknown>((cb) => reader.connect({ timeout: timeoutMs }, cb));
-      try {
-        const tps = await call<Kafka.TopicPartitionOffset[]>((cb) => reader.committed(parts, timeoutMs, cb));
-        // No committed offset comes back as undefined (or negative); the contract says OFFSET_INVALID.
-        return tps.map(({ topic, partition, offset }) => ({
-          topic,
-          partition,
-          offset: offset === undefined || offset < 0 ? OFFSET_INVALID : offset,
-        }));
-      } finally {
-        await new Promise<void>((resolve) => reader.disconnect(() => resolve()));
-      }
+      return readGroupOffsets({ bootstrapServers, clientId, groupId, timeoutMs }, parts);
     },
-    async watermarks(topic, timeoutMs = 10_000) {
-      await metadata();
-      const md = await call<Kafka.Metadata>((cb) => {
-        metadataClient.getMetadata({ topic, timeout: timeoutMs }, cb);
-      });
-      const t = md.topics.find((x) => x.name === topic);
-      if (!t) throw new Error(`topic ${topic} not found`);
-      const out: { partition: number; low: number; high: number }[] = [];
-      for (const p of [...t.partitions].sort((a, b) => a.id - b.id)) {
-        const w = await call<Kafka.WatermarkOffsets>((cb) => {
-          metadataClient.queryWatermarkOffsets(topic, p.id, timeoutMs, cb);
-        });
-        out.push({ partition: p.id, low: w.lowOffset, high: w.highOffset });
-      }
-      return out;
-    },
+    watermarks: (topic, timeoutMs = 10_000) => meta.watermarks(topic, timeoutMs),
     close() {
       admin.disconnect();
-      // Only a connected client is disconnected: the binding releases one whose connect failed
-      // itself, and disconnecting it again throws ("Producer not connected").
-      void metadataReady?.then(
-        () => metadataClient.disconnect(),
-        () => undefined,
-      );
+      meta.close();
     },
   };
 }

@@ -232,6 +232,8 @@ export function createAcknowledgedWriter(
       closed = true;
       clearInterval(fastPoll);
       fastPoll = undefined;
+      // See disconnectWithin in producer.ts: a poll racing the disconnect aborts the process.
+      native.setPollInterval(0);
       return new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, timeoutMs);
         native.disconnect(timeoutMs, () => {

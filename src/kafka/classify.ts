@@ -60,3 +60,21 @@ export function syntheticKafkaError(
 ): KafkaError {
   return classifyKafkaError({ code: code(name), message: `injected ${name}`, ...flags }, operation);
 }
+
+const ownErrors = new WeakSet<KafkaError>();
+
+/**
+ * A configuration error the runtime finds itself (no Kafka client call failed): kind `config`, its
+ * message the whole story. librdkafka's code stays out of reports (see {@link isRuntimeError}), as
+ * naming `_INVALID_ARG` for a stage's mistake would send the operator to the client.
+ */
+export function runtimeConfigError(message: string, operation: KafkaOperation): KafkaError {
+  const err = classifyKafkaError({ code: code('_INVALID_ARG'), message }, operation);
+  ownErrors.add(err);
+  return err;
+}
+
+/** Whether `err` came from {@link runtimeConfigError} rather than from the Kafka client. */
+export function isRuntimeError(err: KafkaError): boolean {
+  return ownErrors.has(err);
+}

@@ -13,6 +13,11 @@ export interface ConnectionProblem {
   code: string;
   /** librdkafka's own words, which name the broker and the socket error. */
   reason: string;
+  /**
+   * No broker connection of the client is up: it can neither fetch nor produce until one is. A
+   * problem with only some brokers (one node of several down) leaves this false.
+   */
+  allBrokersDown?: boolean;
 }
 
 const CONNECTION_CODES = new Set(
@@ -24,16 +29,32 @@ interface BrokerStats {
   state?: string;
 }
 
-/** True when the statistics show a real broker connection up. */
-export function hasBrokerUp(statsJson: string): boolean {
+/** Names of the real brokers (configured or learned) the statistics show connected. */
+export function brokersUp(statsJson: string): Set<string> {
   try {
     const stats = JSON.parse(statsJson) as { brokers?: Record<string, BrokerStats> };
-    return Object.values(stats.brokers ?? {}).some(
-      (b) => (b.source === 'configured' || b.source === 'learned') && b.state === 'UP',
+    return new Set(
+      Object.entries(stats.brokers ?? {})
+        .filter(([, b]) => (b.source === 'configured' || b.source === 'learned') && b.state === 'UP')
+        .map(([name]) => name),
     );
   } catch {
-    return false;
+    return new Set();
   }
+}
+
+/** True when the statistics show a real broker connection up. */
+export function hasBrokerUp(statsJson: string): boolean {
+  return brokersUp(statsJson).size > 0;
+}
+
+/**
+ * The broker a FAIL log line is about (`host:port/id`, as the statistics name it), if it names one:
+ * "[thrd:b:9092/1]: b:9092/1: Disconnected ..." or "...: b:9092/bootstrap: Connect to ... failed".
+ */
+export function failedBrokerOf(event: { message: string; fac?: string }): string | undefined {
+  if (event.fac !== 'FAIL') return undefined;
+  return /^\[thrd:[^\]]*\]: (\S+): /.exec(event.message)?.[1];
 }
 
 /** A client that reports statistics and log lines (both client kinds of the binding do). */
@@ -69,7 +90,14 @@ export function connectionFailureOf(event: { message: string; fac?: string }) {
  * clear it (and log the recovery). Repeats are left to the logger's repeat limit.
  */
 export class ConnectionWatch {
-  #problem: ConnectionProblem | undefined;
+  #problem: Omit<ConnectionProblem, 'allBrokersDown'> | undefined;
+  /**
+   * Brokers connected as the last statistics showed, less those a FAIL line reported since. The
+   * binding's error events carry no code (librdkafka's "all broker connections are down" arrives
+   * as a bare message), and statistics come only every few seconds: the FAIL lines (a connection
+   * closed by the broker, a refused reconnect) are the first and only prompt sign of a lost broker.
+   */
+  #up = new Set<string>();
 
   constructor(
     private readonly o: {
@@ -83,9 +111,12 @@ export class ConnectionWatch {
   /** Subscribes to the client's statistics, which tell when a broker is up again. */
   attach(native: ConnectionEvents): this {
     native.on('event.stats', (event) => {
-      if (this.#problem && hasBrokerUp(event.message)) this.connected();
+      this.#up = brokersUp(event.message);
+      if (this.#problem && this.#up.size > 0) this.connected();
     });
     native.on('event.log', (event) => {
+      const broker = failedBrokerOf(event);
+      if (broker !== undefined) this.#up.delete(broker);
       const err = connectionFailureOf(event);
       if (err) this.error(err);
     });
@@ -132,6 +163,6 @@ export class ConnectionWatch {
   }
 
   problem(): ConnectionProblem | undefined {
-    return this.#problem;
+    return this.#problem && { ...this.#problem, allBrokersDown: this.#up.size === 0 };
   }
 }

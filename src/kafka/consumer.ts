@@ -5,9 +5,9 @@ import { consumerProperties, type ConsumerSettings } from './client-config.ts';
 import { abandon } from './abandoned-clients.ts';
 import { attachDebugLog } from './debug-log.ts';
 import { strandedError, watchForStranding } from './stranded-client.ts';
-import { code } from './error-codes.ts';
 import { ConnectionWatch, type ConnectionProblem } from './connection-watch.ts';
 import type { KafkaError } from './kafka-error.ts';
+import { rebalanceHandler, toTp, type NativeConsumer, type RebalanceListener } from './consumer-rebalance.ts';
 import {
   OFFSET_INVALID,
   type FetchedRecord,
@@ -15,14 +15,7 @@ import {
   type TopicPartitionOffset,
 } from './records.ts';
 
-/** Rebalance notifications, delivered on the event loop while the consumer is polled. */
-export interface RebalanceListener {
-  onAssign(partitions: TopicPartition[]): void;
-  /** Partitions are being taken away; their offsets can still be committed until the callback returns. */
-  onRevoke(partitions: TopicPartition[]): void;
-  /** Ownership is already gone (session expired, max.poll exceeded): no commit for them is safe. */
-  onLost(partitions: TopicPartition[]): void;
-}
+export type { RebalanceListener } from './consumer-rebalance.ts';
 
 /** Opaque consumer handle the transactional producer needs for send-offsets (group metadata). */
 export interface GroupMetadataSource {
@@ -56,8 +49,6 @@ export interface ConsumerPort extends GroupMetadataSource {
   readonly memberDescription: string;
 }
 
-const ASSIGN = code('_ASSIGN_PARTITIONS');
-const REVOKE = code('_REVOKE_PARTITIONS');
 const OFFSET_BEGINNING = -2;
 
 /** A binding message as a FetchedRecord (headers merged into one object, key as bytes). */
@@ -78,19 +69,6 @@ export function toRecord(m: Kafka.Message): FetchedRecord {
   };
 }
 
-function toTp(list: { topic: string; partition: number }[]): TopicPartition[] {
-  return list.map(({ topic, partition }) => ({ topic, partition }));
-}
-
-interface NativeConsumer extends Kafka.KafkaConsumer {
-  incrementalAssign(tps: Kafka.TopicPartition[]): void;
-  incrementalUnassign(tps: Kafka.TopicPartition[]): void;
-  assignmentLost(): boolean;
-  rebalanceProtocol(): 'NONE' | 'COOPERATIVE' | 'EAGER';
-  commitCb(tps: Kafka.TopicPartitionOffset[], cb: (err: unknown) => void): void;
-  setDefaultIsTimeoutOnlyForFirstMessage(only: boolean): void;
-}
-
 /** Creates a librdkafka group consumer. `onError` receives asynchronous client errors, classified. */
 export function createConsumer(
   settings: ConsumerSettings,
@@ -100,31 +78,8 @@ export function createConsumer(
 ): ConsumerPort {
   const native = new Kafka.KafkaConsumer({
     ...consumerProperties(settings),
-    rebalance_cb: (err: { code: number } | undefined, assignment: Kafka.TopicPartition[]) =>
-      rebalance(err, assignment),
+    rebalance_cb: rebalanceHandler(() => native, listener, onError, log),
   }) as NativeConsumer;
-  function rebalance(err: { code: number } | undefined, assignment: Kafka.TopicPartition[]): void {
-    const tps = toTp(assignment);
-    try {
-      if (err?.code === ASSIGN) {
-        if (native.rebalanceProtocol() === 'COOPERATIVE') native.incrementalAssign(assignment);
-        else native.assign(assignment);
-        listener.onAssign(tps);
-      } else if (err?.code === REVOKE) {
-        // Lost must be read inside the callback, before the unassign.
-        const lost = native.assignmentLost();
-        if (lost) listener.onLost(tps);
-        else listener.onRevoke(tps);
-        if (native.rebalanceProtocol() === 'COOPERATIVE') native.incrementalUnassign(assignment);
-        else native.unassign();
-      } else {
-        log.warn({ code: err?.code }, 'kafka: unexpected rebalance event');
-      }
-    } catch (e) {
-      // A rebalance that arrives while the client is closing fails to (un)assign; nothing to do then.
-      if (native.isConnected()) onError(classifyKafkaError(e, 'consume'));
-    }
-  }
   const connection = new ConnectionWatch({
     bootstrapServers: settings.bootstrapServers,
     clientId: settings.clientId,
@@ -223,46 +178,59 @@ export function createConsumer(
       ),
     commitOffsets: (offsets) =>
       call<void>('commit-offsets', (cb) => native.commitCb(offsets, (err) => cb(err, undefined))),
-    lag() {
-      let total = 0;
-      let known = false;
-      for (const p of native.position()) {
-        // A partition that delivered nothing since its assignment or a seek has no position (the
-        // binding leaves `offset` out); counting it would make the sum NaN.
-        if (typeof p.offset !== 'number' || p.offset < 0) continue;
-        const w = native.getWatermarkOffsets(p.topic, p.partition);
-        if (w.highOffset >= 0) {
-          total += Math.max(0, w.highOffset - p.offset);
-          known = true;
-        }
-      }
-      return known ? total : undefined;
-    },
+    lag: () => lagOf(native),
     connectionProblem: () => connection.problem(),
     close(timeoutMs) {
       // Disconnecting a consumer that never connected crashes the native binding (segfault).
       if (closed || !connected) return Promise.resolve();
       closed = true;
-      if (pending > 0) {
-        abandon(native, 0); // consumer calls carry librdkafka timeouts: they return, only later
-        log.error({ pending }, 'kafka: abandoning a consumer whose native call never returned');
-        return Promise.resolve();
-      }
-      return new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          log.warn({ timeoutMs }, 'kafka: consumer close timed out; the client is abandoned');
-          resolve();
-        }, timeoutMs);
-        try {
-          native.disconnect(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        } catch {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
+      return closeConsumer(native, pending, timeoutMs, log);
     },
   };
+}
+
+/** Current position lag summed over the assigned partitions that have a position and a high watermark. */
+function lagOf(native: NativeConsumer): number | undefined {
+  let total = 0;
+  let known = false;
+  for (const p of native.position()) {
+    // A partition that delivered nothing since its assignment or a seek has no position (the
+    // binding leaves `offset` out); counting it would make the sum NaN.
+    if (typeof p.offset !== 'number' || p.offset < 0) continue;
+    const w = native.getWatermarkOffsets(p.topic, p.partition);
+    if (w.highOffset >= 0) {
+      total += Math.max(0, w.highOffset - p.offset);
+      known = true;
+    }
+  }
+  return known ? total : undefined;
+}
+
+/** Leaves the group and releases the client within `timeoutMs`; abandons it while a native call is pending. */
+function closeConsumer(
+  native: NativeConsumer,
+  pending: number,
+  timeoutMs: number,
+  log: Logger,
+): Promise<void> {
+  if (pending > 0) {
+    abandon(native, 0); // consumer calls carry librdkafka timeouts: they return, only later
+    log.error({ pending }, 'kafka: abandoning a consumer whose native call never returned');
+    return Promise.resolve();
+  }
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      log.warn({ timeoutMs }, 'kafka: consumer close timed out; the client is abandoned');
+      resolve();
+    }, timeoutMs);
+    try {
+      native.disconnect(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    } catch {
+      clearTimeout(timer);
+      resolve();
+    }
+  });
 }

@@ -48,8 +48,9 @@ export interface WorkerHealth {
 /**
  * Serves the process's probes and metrics over HTTP:
  * - `GET /livez`: 200 when every worker is live (none failed, none stuck), else 503.
- * - `GET /readyz`: 200 when there is at least one worker and every worker is ready (assigned and
- *   running), else 503; a worker that is not says why in `notReady`.
+ * - `GET /readyz`: 200 when there is at least one worker and every worker is ready (running,
+ *   assigned, and its Kafka clients not cut off from every broker), else 503; a worker that is not
+ *   says why in `notReady`.
  *   Both answer `{ ok, workers: WorkerHealth[] }`.
  * - `GET /metrics`: every worker's registry in one Prometheus exposition. Series stay apart through
  *   each registry's `stage` and `instance` default labels.

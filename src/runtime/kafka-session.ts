@@ -94,11 +94,11 @@ export class KafkaSession {
     connection?: ConnectionProblem;
     reconnecting?: { since: number; attempt: number; lastError?: string };
   } {
-    const connection =
-      this.#connecting?.connectionProblem?.() ??
-      this.#producer?.connectionProblem?.() ??
-      this.#consumer?.connectionProblem?.() ??
-      this.#lastProblem;
+    const seen = [this.#connecting, this.#producer, this.#consumer].flatMap(
+      (c) => c?.connectionProblem?.() ?? [],
+    );
+    // A client that has lost every broker decides readiness, whichever client it is.
+    const connection = seen.find((p) => p.allBrokersDown) ?? seen[0] ?? this.#lastProblem;
     return {
       ...(connection ? { connection } : {}),
       ...(this.#reconnecting ? { reconnecting: { ...this.#reconnecting } } : {}),

@@ -17,6 +17,15 @@ export interface ReadinessFacts {
 const at = (ms: number) => new Date(ms).toISOString();
 
 /**
+ * Ready: running with a consumer that holds partitions, and Kafka reachable. A worker whose clients
+ * have lost every broker cannot consume however its state looks: librdkafka retries the connection
+ * on its own, and the runtime notices only when a call fails or times out, tens of seconds later.
+ */
+export function isReady(f: ReadinessFacts): boolean {
+  return f.state === 'running' && f.hasConsumer && f.assigned > 0 && f.connection?.allBrokersDown !== true;
+}
+
+/**
  * Why `/readyz` says not ready, in one line an operator can act on: failed with which reason,
  * reconnecting to which address since when (and librdkafka's last words), starting or recovering,
  * or waiting for an assignment; undefined when nothing holds the worker back.
@@ -31,6 +40,7 @@ export function notReadyReason(f: ReadinessFacts): string | undefined {
     const last = f.reconnecting.lastError ? `; last error ${f.reconnecting.lastError}` : '';
     return `reconnecting since ${at(f.reconnecting.since)} (attempt ${f.reconnecting.attempt}${last})${conn ? `: ${conn}` : ''}`;
   }
+  if (conn && f.state === 'running' && f.connection?.allBrokersDown) return `all brokers down: ${conn}`;
   if (conn) return `${f.state === 'starting' ? 'starting, ' : ''}connecting: ${conn}`;
   if (f.state === 'starting') return 'starting';
   if (f.state === 'recovering') return 'recovering';

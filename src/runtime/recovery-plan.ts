@@ -1,3 +1,4 @@
+import { isRuntimeError } from '../kafka/classify.ts';
 import { code } from '../kafka/error-codes.ts';
 import type { KafkaError } from '../kafka/kafka-error.ts';
 
@@ -106,6 +107,7 @@ const reconnect = (onStepFailure: 'replan' | 'stop' = 'replan'): RecoveryPlan =>
   plan({ type: 'reconnect' }, ['reconnect'], { abortFirst: false, onStepFailure });
 
 function describe(err: KafkaError): string {
+  if (isRuntimeError(err)) return err.message;
   return `${err.codeName} during ${err.operation}: ${err.message}`;
 }
 

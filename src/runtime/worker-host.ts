@@ -1,4 +1,5 @@
 import { Registry } from 'prom-client';
+import { stuckNativeCalls } from '../kafka/abandoned-clients.ts';
 import type { Logger } from '../observability/logger.ts';
 import { startHealthServer, type HealthTarget } from './health-server.ts';
 import type { TransactionalWorker } from './worker/transactional-worker.ts';
@@ -71,6 +72,14 @@ export async function hostWorkers(args: {
     await Promise.all(workers.map((w) => w.done()));
     for (const s of signals) process.off(s, onSignal);
     await closeHealth();
+    const stuck = stuckNativeCalls();
+    // libuv joins its pool threads at exit, process.exit included: a thread stuck in librdkafka
+    // holds the process however it ends. Say so, rather than leave a silent hang to the supervisor.
+    if (stuck > 0)
+      log.error(
+        { event: 'native-calls-stuck', stuck },
+        `${stuck} librdkafka call(s) never returned; their pool threads keep this process from exiting until it is killed`,
+      );
     return workers.some((w) => w.status().state === 'failed');
   })();
   return { healthPort: health?.port, done, stop };

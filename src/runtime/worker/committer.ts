@@ -1,5 +1,4 @@
-import { classifyKafkaError } from '../../kafka/classify.ts';
-import { code } from '../../kafka/error-codes.ts';
+import { runtimeConfigError } from '../../kafka/classify.ts';
 import type { FetchedRecord } from '../../kafka/records.ts';
 import type { Stage, StageOutput } from '../stage.ts';
 import type { CommitInfo } from '../worker-options.ts';
@@ -30,11 +29,9 @@ export function checkDeclaredTopics(stage: Stage, outputs: readonly StageOutput[
   const declared = new Set(stage.outputTopics);
   for (const o of outputs) {
     if (!declared.has(o.topic))
-      throw classifyKafkaError(
-        {
-          code: code('_INVALID_ARG'),
-          message: `stage ${stage.name} produced to undeclared topic ${o.topic}`,
-        },
+      throw runtimeConfigError(
+        `stage ${stage.name} produced to undeclared topic ${o.topic}; its declared outputs ` +
+          `(outputTopics) are ${[...declared].join(', ') || 'none'}`,
         'produce',
       );
   }

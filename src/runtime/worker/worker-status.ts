@@ -1,7 +1,7 @@
 import { stuckCallsExhaustPool, stuckNativeCalls } from '../../kafka/abandoned-clients.ts';
 import { tpKey } from '../../kafka/records.ts';
 import { ALERT_CONDITIONS, type AlertCondition } from '../alert-conditions.ts';
-import { notReadyReason } from '../readiness-reason.ts';
+import { isReady, notReadyReason, type ReadinessFacts } from '../readiness-reason.ts';
 import type { WorkerContext, WorkerState } from './worker-context.ts';
 
 export type { WorkerState };
@@ -47,21 +47,19 @@ export class WorkerStatusReporter {
     const liveWindow = Math.max(ctx.o.kafka.maxPollIntervalMs, 60_000);
     const alerts = ctx.alerts.active();
     for (const c of ALERT_CONDITIONS) ctx.metrics.alert.set({ condition: c }, alerts.includes(c) ? 1 : 0);
-    const ready =
-      ctx.lifecycle.state === 'running' && ctx.session.hasConsumer && ctx.epochs.assigned().length > 0;
+    const unowned = ctx.alerts.unowned();
+    const facts: ReadinessFacts = {
+      state: ctx.lifecycle.state,
+      ...(ctx.lifecycle.failure !== undefined ? { failure: ctx.lifecycle.failure } : {}),
+      hasConsumer: ctx.session.hasConsumer,
+      assigned: ctx.epochs.assigned().length,
+      ...ctx.session.connectivity(),
+      unowned,
+    };
+    const ready = isReady(facts);
     const stuck = stuckCallsExhaustPool() ? this.#reportStuck() : undefined;
     ctx.metrics.up.set(ready ? 1 : 0);
-    const unowned = ctx.alerts.unowned();
-    const notReady = ready
-      ? undefined
-      : notReadyReason({
-          state: ctx.lifecycle.state,
-          ...(ctx.lifecycle.failure !== undefined ? { failure: ctx.lifecycle.failure } : {}),
-          hasConsumer: ctx.session.hasConsumer,
-          assigned: ctx.epochs.assigned().length,
-          ...ctx.session.connectivity(),
-          unowned,
-        });
+    const notReady = ready ? undefined : notReadyReason(facts);
     return {
       stage: ctx.stage.name,
       instanceId: ctx.o.instanceId,

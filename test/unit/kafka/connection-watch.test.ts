@@ -36,12 +36,40 @@ describe('ConnectionWatch', () => {
       since: 1_000,
       code: '_TRANSPORT',
       reason: 'refused',
+      allBrokersDown: true,
     });
     for (const l of listeners) l({ message: stats('CONNECT') });
     assert.notEqual(watch.problem(), undefined);
     for (const l of listeners) l({ message: stats('UP') });
     assert.equal(watch.problem(), undefined);
     assert.match(String(lines.at(-1)!.msg), /connected to kafka-typo:9092 again/);
+  });
+
+  it('knows every broker is down from the FAIL lines before the next statistics say so', () => {
+    const { log } = captureLog();
+    const stats: ((e: { message: string }) => void)[] = [];
+    const logs: ((e: { message: string; fac?: string }) => void)[] = [];
+    const watch = new ConnectionWatch({ bootstrapServers: 'b:9092', clientId: 'c', log }).attach({
+      on: (event, l) => void (event === 'event.stats' ? stats : logs).push(l),
+    });
+    const two = JSON.stringify({
+      brokers: {
+        'b:9092/1': { source: 'learned', state: 'UP' },
+        'b:9093/2': { source: 'learned', state: 'UP' },
+      },
+    });
+    for (const l of stats) l({ message: two });
+    const fail = (broker: string, what: string) => {
+      for (const l of logs) l({ fac: 'FAIL', message: `[thrd:${broker}]: ${broker}: ${what}` });
+    };
+    fail('b:9092/1', 'Disconnected: connection closed by peer (after 4735ms in state UP)');
+    assert.equal(watch.problem(), undefined, 'a closed connection alone is no connection problem');
+    fail('b:9092/1', 'Connect to ipv4#10.0.0.1:9092 failed: Connection refused (after 0ms in state CONNECT)');
+    assert.equal(watch.problem()?.allBrokersDown, false, 'broker 2 is still up');
+    fail('b:9093/2', 'Disconnected: connection closed by peer (after 5000ms in state UP)');
+    assert.equal(watch.problem()?.allBrokersDown, true);
+    for (const l of stats) l({ message: two });
+    assert.equal(watch.problem(), undefined);
   });
 
   it('ignores errors that are not about the connection', () => {

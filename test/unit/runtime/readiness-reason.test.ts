@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { notReadyReason, type ReadinessFacts } from '../../../src/runtime/readiness-reason.ts';
+import { isReady, notReadyReason, type ReadinessFacts } from '../../../src/runtime/readiness-reason.ts';
 
 const running: ReadinessFacts = { state: 'running', hasConsumer: true, assigned: 3, unowned: [] };
 const since = Date.UTC(2026, 0, 1, 7, 0, 0);
@@ -43,6 +43,15 @@ describe('notReadyReason', () => {
       reason ?? '',
       /^starting, connecting: 127\.0\.0\.1:1 unreachable since .* \(_TRANSPORT: Connection refused\)$/,
     );
+  });
+
+  it('is not ready while its clients have lost every broker, ready again when one is up', () => {
+    const problem = { address: '127.0.0.1:1', since, code: '_TRANSPORT', reason: 'Connection refused' };
+    assert.equal(isReady(running), true);
+    assert.equal(isReady({ ...running, connection: { ...problem, allBrokersDown: false } }), true);
+    const down = { ...running, connection: { ...problem, allBrokersDown: true } };
+    assert.equal(isReady(down), false);
+    assert.match(notReadyReason(down) ?? '', /^all brokers down: 127\.0\.0\.1:1 unreachable since /);
   });
 
   it('says the worker waits for an assignment, with partitions nobody owns', () => {

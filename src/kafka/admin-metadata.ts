@@ -1,0 +1,67 @@
+import Kafka from '@confluentinc/kafka-javascript';
+import { classifyKafkaError } from './classify.ts';
+
+const call = <T>(fn: (cb: (err: unknown, v: T) => void) => void) =>
+  new Promise<T>((resolve, reject) =>
+    fn((err, v) => (err ? reject(classifyKafkaError(err, 'admin')) : resolve(v))),
+  );
+
+/**
+ * The admin's reads of cluster metadata (partition counts, watermarks), through a producer client:
+ * the Admin API has neither. Connected on first use; a connect that failed (Kafka away) is tried
+ * again by the next call, not remembered.
+ */
+export class MetadataClient {
+  readonly #client: Kafka.Producer;
+  #ready: Promise<void> | undefined;
+
+  constructor(bootstrapServers: string, clientId: string) {
+    this.#client = new Kafka.Producer({ 'bootstrap.servers': bootstrapServers, 'client.id': clientId });
+  }
+
+  #connected(): Promise<void> {
+    this.#ready ??= new Promise<void>((resolve, reject) =>
+      this.#client.connect({ timeout: 10_000 }, (err) =>
+        err ? reject(classifyKafkaError(err, 'admin')) : resolve(),
+      ),
+    ).catch((e: unknown) => {
+      this.#ready = undefined;
+      throw e;
+    });
+    return this.#ready;
+  }
+
+  async metadata(opts: { topic?: string; timeout: number }): Promise<Kafka.Metadata> {
+    await this.#connected();
+    return call<Kafka.Metadata>((cb) => {
+      this.#client.getMetadata(opts, cb);
+    });
+  }
+
+  /** Low and high watermark per partition of a topic, in partition order. */
+  async watermarks(
+    topic: string,
+    timeoutMs: number,
+  ): Promise<{ partition: number; low: number; high: number }[]> {
+    const md = await this.metadata({ topic, timeout: timeoutMs });
+    const t = md.topics.find((x) => x.name === topic);
+    if (!t) throw new Error(`topic ${topic} not found`);
+    const out: { partition: number; low: number; high: number }[] = [];
+    for (const p of [...t.partitions].sort((a, b) => a.id - b.id)) {
+      const w = await call<Kafka.WatermarkOffsets>((cb) => {
+        this.#client.queryWatermarkOffsets(topic, p.id, timeoutMs, cb);
+      });
+      out.push({ partition: p.id, low: w.lowOffset, high: w.highOffset });
+    }
+    return out;
+  }
+
+  close(): void {
+    // Only a connected client is disconnected: the binding releases one whose connect failed
+    // itself, and disconnecting it again throws ("Producer not connected").
+    void this.#ready?.then(
+      () => this.#client.disconnect(),
+      () => undefined,
+    );
+  }
+}
