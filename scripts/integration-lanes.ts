@@ -61,6 +61,8 @@ export const LANES: Readonly<Record<string, Lane>> = {
   'test/integration/runtime/authorization.test.ts': 'own',
   'test/integration/verify/network-cut.test.ts': 'own',
   'test/integration/verify/verify-smoke.test.ts': 'own',
+  'test/integration/runtime/abandoned-producer-exit.test.ts': 'own',
+  'test/integration/runtime/broker-down-readiness.test.ts': 'own',
   // Only a closed port.
   'test/integration/runtime/unreachable-kafka.test.ts': 'own',
 };

@@ -272,9 +272,9 @@ function runTestFile(flags: string[], file: string, long: boolean): Promise<numb
           UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '16',
           HAMSTRING_TEST_KAFKA_DIR: KAFKA_DIR,
           HAMSTRING_TEST_CLICKHOUSE_DIR: CLICKHOUSE_DIR,
-          // Files that start a cluster or server of their own put it at an offset from this port
-          // (test/helpers/own-kafka.ts, own-clickhouse.ts), so that two runs with their own ports
-          // coexist; the ClickHouse port is the run-wide server's.
+          // A file's own ClickHouse sits at an offset from these ports (test/helpers/own-clickhouse.ts),
+          // so that two runs with their own ports coexist; a file's own Kafka takes free ports
+          // (test/helpers/private-kafka.ts).
           HAMSTRING_TEST_KAFKA_PORT: String(KAFKA_BASE_PORT),
           HAMSTRING_TEST_CLICKHOUSE_HTTP_PORT: String(CLICKHOUSE_HTTP_PORT),
           ...(long ? { HAMSTRING_TEST_LONG: '1' } : {}),

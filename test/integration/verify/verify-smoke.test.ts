@@ -2,24 +2,24 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { projectRoot } from '../../../src/dev/paths.ts';
-import type { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
 import { runScenario } from '../../../src/verify/run-scenario.ts';
 import { scenarios } from '../../../src/verify/scenarios.ts';
-import { startOwnKafka } from '../../helpers/own-kafka.ts';
+import { startPrivateKafka } from '../../helpers/private-kafka.ts';
 
 // Its own broker: the scenario SIGSTOPs it, which would stall every file running beside this one.
-let cluster: LocalKafkaCluster | undefined;
+let kafka: Awaited<ReturnType<typeof startPrivateKafka>> | undefined;
 before(async () => {
-  cluster = await startOwnKafka('verify-smoke', 60);
+  kafka = await startPrivateKafka('verify-smoke');
 });
 after(async () => {
-  await cluster?.stop();
+  await kafka?.stop();
 });
 
 describe('hamstring verify (smoke)', () => {
   test('5,000 records through 2 worker processes survive kill -9 and SIGTERM rounds, 1-in-3 aborts and a 5 s broker SIGSTOP exactly once', async () => {
     const smoke = scenarios.find((s) => s.name === 'smoke')!;
-    if (!cluster) throw new Error('no cluster');
+    if (!kafka) throw new Error('no cluster');
+    const cluster = kafka.cluster;
     const report = await runScenario(smoke, {
       bootstrap: cluster.bootstrapServers,
       cluster,
