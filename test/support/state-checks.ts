@@ -4,6 +4,11 @@ import { createReadCommittedReader } from '../../src/kafka/read-committed-reader
 import type { FetchedRecord } from '../../src/kafka/records.ts';
 import { changelogTopic } from '../../src/runtime/state/changelog-topics.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import { silentLogger } from '../../src/observability/logger.ts';
+import type { Stage } from '../../src/runtime/stage.ts';
+import type { WorkerOptions } from '../../src/runtime/worker-options.ts';
+import { TransactionalWorker } from '../../src/runtime/worker/transactional-worker.ts';
+import { testKafkaOptions } from './pipeline-harness.ts';
 
 /**
  * Checks of the exactly-once state tests (test/integration/state/): independent read_committed
@@ -75,4 +80,29 @@ export async function metric(
   return (m?.values ?? [])
     .filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))
     .reduce((s, v) => s + v.value, 0);
+}
+
+/**
+ * Builds exactly-once workers for the state tests (batches of 200, state under `root`) and keeps
+ * each in `running`, so that the file's after() hook stops them all.
+ */
+export function stateWorkers(
+  bootstrap: () => string,
+  root: string,
+  running: TransactionalWorker[],
+): (stage: Stage, instance: string, over?: Partial<WorkerOptions>) => TransactionalWorker {
+  return (stage, instance, over = {}) => {
+    const w = new TransactionalWorker({
+      stage,
+      instanceId: instance,
+      mode: 'exactly-once',
+      kafka: testKafkaOptions(bootstrap()),
+      batch: { size: 200, timeoutMs: 50 },
+      state: { dir: root, replicationFactor: 1 },
+      log: silentLogger(),
+      ...over,
+    });
+    running.push(w);
+    return w;
+  };
 }

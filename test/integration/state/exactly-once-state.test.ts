@@ -6,16 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { silentLogger } from '../../../src/observability/logger.ts';
-import type { Stage } from '../../../src/runtime/stage.ts';
-import { TransactionalWorker } from '../../../src/runtime/worker/transactional-worker.ts';
-import type { WorkerOptions } from '../../../src/runtime/worker-options.ts';
+import type { TransactionalWorker } from '../../../src/runtime/worker/transactional-worker.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { createTopics, seed, testKafkaOptions } from '../../support/pipeline-harness.ts';
 import { exited } from '../../support/spawn-worker.ts';
-import { assertSums as checkSums } from '../../support/state-checks.ts';
+import { assertSums as checkSums, stateWorkers } from '../../support/state-checks.ts';
 import { countingStage } from '../../support/state-stages.ts';
 
 // Kills and membership changes; the aborts, restarts and timers are in state-transactions.test.ts
@@ -37,20 +34,7 @@ after(async () => {
 const assertSums = (output: string, group: string, count: number) =>
   checkSums(bootstrap, output, group, count);
 
-function worker(stage: Stage, instance: string, over: Partial<WorkerOptions> = {}): TransactionalWorker {
-  const w = new TransactionalWorker({
-    stage,
-    instanceId: instance,
-    mode: 'exactly-once',
-    kafka: testKafkaOptions(bootstrap),
-    batch: { size: 200, timeoutMs: 50 },
-    state: { dir: root, replicationFactor: 1 },
-    log: silentLogger(),
-    ...over,
-  });
-  running.push(w);
-  return w;
-}
+const worker = stateWorkers(() => bootstrap, root, running);
 
 function spawnCounter(env: Record<string, string>): { child: ChildProcess; commits: () => number } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/state-worker-process.ts'], {

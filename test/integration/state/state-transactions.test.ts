@@ -4,17 +4,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FetchedRecord } from '../../../src/kafka/records.ts';
-import { silentLogger } from '../../../src/observability/logger.ts';
 import { defaultClients } from '../../../src/runtime/kafka-session.ts';
 import type { Stage } from '../../../src/runtime/stage.ts';
-import { TransactionalWorker } from '../../../src/runtime/worker/transactional-worker.ts';
+import type { TransactionalWorker } from '../../../src/runtime/worker/transactional-worker.ts';
 import type { WorkerOptions } from '../../../src/runtime/worker-options.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { FaultInjector, type FaultRule } from '../../support/fault-injection.ts';
 import { createTopics, seed, testKafkaOptions } from '../../support/pipeline-harness.ts';
-import { assertSums as checkSums, metric, readAll as readCommittedAll } from '../../support/state-checks.ts';
+import {
+  assertSums as checkSums,
+  metric,
+  readAll as readCommittedAll,
+  stateWorkers,
+} from '../../support/state-checks.ts';
 import { countingStage, windowStage } from '../../support/state-stages.ts';
 
 // Aborts, an unknown commit outcome, restarts and timers of exactly-once state stores; the kills
@@ -36,20 +40,7 @@ const assertSums = (output: string, group: string, count: number) =>
 const readAll = (topic: string, idleMs?: number, timeoutMs?: number) =>
   readCommittedAll(bootstrap, topic, idleMs, timeoutMs);
 
-function worker(stage: Stage, instance: string, over: Partial<WorkerOptions> = {}): TransactionalWorker {
-  const w = new TransactionalWorker({
-    stage,
-    instanceId: instance,
-    mode: 'exactly-once',
-    kafka: testKafkaOptions(bootstrap),
-    batch: { size: 200, timeoutMs: 50 },
-    state: { dir: root, replicationFactor: 1 },
-    log: silentLogger(),
-    ...over,
-  });
-  running.push(w);
-  return w;
-}
+const worker = stateWorkers(() => bootstrap, root, running);
 
 /**
  * A counting stage whose transaction is aborted once after its store was written (by `fault`): it

@@ -16,16 +16,9 @@ import {
   RETRY_HEADERS,
 } from '../../../../src/runtime/record-errors/retry-topics.ts';
 import { DecodeError, NonRetryableError } from '../../../../src/runtime/stage.ts';
+import { fetchedRecord } from '../../../support/fetched-record.ts';
 
-const rec = (partition: number, offset: number, headers: Record<string, Buffer> = {}): FetchedRecord => ({
-  topic: 't',
-  partition,
-  offset,
-  key: null,
-  value: Buffer.from(String(offset)),
-  headers,
-  timestamp: 0,
-});
+const rec = fetchedRecord;
 const policy = { ...defaultRecordErrorPolicy, backOff: fixedBackOff(1_000, 2) };
 
 describe('error kinds', () => {

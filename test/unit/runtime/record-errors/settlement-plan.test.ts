@@ -15,16 +15,9 @@ import {
   type SettlementPlan,
 } from '../../../../src/runtime/record-errors/settlement-plan.ts';
 import { DecodeError, NonRetryableError, type StageOutput } from '../../../../src/runtime/stage.ts';
+import { fetchedRecord } from '../../../support/fetched-record.ts';
 
-const rec = (partition: number, offset: number, headers: Record<string, Buffer> = {}): FetchedRecord => ({
-  topic: 't',
-  partition,
-  offset,
-  key: null,
-  value: Buffer.from(String(offset)),
-  headers,
-  timestamp: 0,
-});
+const rec = fetchedRecord;
 const at = (r: { partition: number; offset: number }) => `${r.partition}@${r.offset}`;
 
 const records = [rec(0, 0), rec(0, 1), rec(0, 2), rec(1, 0), rec(1, 1)];
