@@ -6,6 +6,7 @@ import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import type { Stage } from '../../../src/runtime/stage.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { uniqueTopic, uniqueGroup } from '../../helpers/names.ts';
+import { freePort } from '../../helpers/free-port.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { assertExactlyOnce, createTopics, seed, testKafkaOptions } from '../../support/pipeline-harness.ts';
@@ -64,7 +65,7 @@ describe('worker process faults', () => {
       INSTANCE: '0',
       BATCH_SIZE: '20',
     };
-    const first = spawnWorker({ ...env, HEALTH_PORT: String(30_000 + (process.pid % 20_000)) });
+    const first = spawnWorker({ ...env, HEALTH_PORT: String(await freePort()) });
     await waitFor(() => first.lines.some((l) => l.includes('"committed":3')), {
       timeoutMs: 60_000,
       message: 'worker commits',
