@@ -14,7 +14,8 @@ const listenable = (port: number): Promise<boolean> =>
 /** A free broker port whose controller port (+1) is free too. */
 async function freePortPair(): Promise<number> {
   for (let i = 0; i < 50; i += 1) {
-    const port = 22_000 + Math.floor(Math.random() * 9_000);
+    // Below the ephemeral range (32768+) and clear of the fixed ports of other files (24092, 29092).
+    const port = 30_100 + Math.floor(Math.random() * 2_500);
     if ((await listenable(port)) && (await listenable(port + 1))) return port;
   }
   throw new Error('no free port pair for a private Kafka');
