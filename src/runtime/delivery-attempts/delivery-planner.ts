@@ -19,6 +19,8 @@ export interface DeliveryPlan {
  */
 export class DeliveryPlanner {
   readonly #cache = new Map<string, DeliveryMarker | null>();
+  /** Each partition's marker before the last plan advanced it, for {@link forgive}. */
+  readonly #before = new Map<string, DeliveryMarker | null>();
 
   constructor(
     private readonly store: AttemptStore | undefined,
@@ -28,8 +30,31 @@ export class DeliveryPlanner {
 
   /** Markers of these partitions (all when omitted) must be read again: another owner may have written. */
   forget(partitions?: readonly TopicPartition[]): void {
-    if (!partitions) this.#cache.clear();
-    else for (const tp of partitions) this.#cache.delete(tpKey(tp));
+    if (!partitions) {
+      this.#cache.clear();
+      this.#before.clear();
+    } else
+      for (const tp of partitions) {
+        this.#cache.delete(tpKey(tp));
+        this.#before.delete(tpKey(tp));
+      }
+  }
+
+  /**
+   * The last plan's deliveries of these partitions did not fail because of their records: the stage
+   * finished them, and then the transaction aborted (a Kafka error, a revoke) or the batch went stale.
+   * Their next plan starts from the marker they had before, so only deliveries that never completed
+   * (a crash, a stall, a processing timeout) count towards `max_deliveries`. Without this, a run of
+   * aborted transactions (a broker fault that outlasts a few batches) sent innocent records to the
+   * dead-letter topic as `redelivery-exhausted`. Memory only: the next plan writes the marker; an
+   * owner that takes the partition over meanwhile reads the stored one and counts one delivery more.
+   */
+  forgive(partitions: readonly TopicPartition[]): void {
+    for (const tp of partitions) {
+      const key = tpKey(tp);
+      if (this.#before.has(key)) this.#cache.set(key, this.#before.get(key) ?? null);
+      this.#before.delete(key);
+    }
   }
 
   async plan(records: readonly FetchedRecord[]): Promise<DeliveryPlan> {
@@ -56,6 +81,7 @@ export class DeliveryPlanner {
     const plan: DeliveryPlan = { process: [], poison: [], seekAfter: [] };
     const puts: { partition: TopicPartition; marker: DeliveryMarker }[] = [];
     for (const [key, { first, last, list }] of byPartition) {
+      this.#before.set(key, this.#cache.get(key) ?? null);
       const { marker, action } = nextMarker(
         this.#cache.get(key) ?? undefined,
         first.offset,

@@ -29,6 +29,12 @@ export class WorkerLoop {
   readonly #committer: Committer;
   readonly #timers: TimerCalls;
   #lagSampledAt = 0;
+  /**
+   * Partitions of batches the stage finished whose transaction had not committed when their
+   * settlement returned (a commit behind the loop, an open span), with the commit count then: a
+   * later commit settles them; a failure first makes their deliveries not count (forgive).
+   */
+  #unsettled: { parts: Map<string, TopicPartition>; commits: number } = { parts: new Map(), commits: 0 };
   /** Every partition of the subscription has an owner (alert `partition_unowned`); asked now and then. */
   #coverage: { admin: AdminPort; port: GroupCoveragePort; at: number; busy: boolean } | undefined;
 
@@ -114,6 +120,9 @@ export class WorkerLoop {
     } catch (e) {
       // No recovery while a commit is under way; its own failure, if any, leaves the transaction open.
       await this.#committer.settle?.().catch(() => undefined);
+      if (this.ctx.progress.commits === this.#unsettled.commits)
+        this.ctx.deliveries.forgive([...this.#unsettled.parts.values()]);
+      this.#unsettled.parts.clear();
       await this.recovery.recover(e);
     }
   }
@@ -175,22 +184,38 @@ export class WorkerLoop {
     } finally {
       if (ctx.session.hasConsumer && ctx.session.consumer === consumer) consumer.resume(ctx.holds.flowing());
     }
-    this.recovery.throwPending();
-    const staleAfter = ctx.epochs.staleReason(epoch, parts);
-    if (staleAfter !== undefined) return this.#discardStale(fetched, epoch, staleAfter);
-    await settleBatch(
-      ctx,
-      {
-        committer: this.#committer,
-        rerun: (records) => this.#processIsolated(records, epoch),
-        rewind: () => this.#rewind('rerun-failed'),
-      },
-      [...plan.process, ...plan.poison].sort(byPosition),
-      result,
-      plan.poison,
-      epoch,
-    );
+    // The stage finished the batch: from here on, a failure is not its records' fault.
+    try {
+      this.recovery.throwPending();
+      const staleAfter = ctx.epochs.staleReason(epoch, parts);
+      if (staleAfter !== undefined) {
+        ctx.deliveries.forgive(parts);
+        return await this.#discardStale(fetched, epoch, staleAfter);
+      }
+      await settleBatch(
+        ctx,
+        {
+          committer: this.#committer,
+          rerun: (records) => this.#processIsolated(records, epoch),
+          rewind: () => this.#rewind('rerun-failed'),
+        },
+        [...plan.process, ...plan.poison].sort(byPosition),
+        result,
+        plan.poison,
+        epoch,
+      );
+    } catch (e) {
+      ctx.deliveries.forgive(parts);
+      throw e;
+    }
+    this.#settled(parts);
     for (const s of plan.seekAfter) if (!ctx.holds.has(s)) await consumer.seek(s, ctx.o.kafka.apiTimeoutMs);
+  }
+
+  #settled(parts: readonly TopicPartition[]): void {
+    const commits = this.ctx.progress.commits;
+    if (commits !== this.#unsettled.commits) this.#unsettled = { parts: new Map(), commits };
+    for (const tp of parts) this.#unsettled.parts.set(tpKey(tp), tp);
   }
 
   #processIsolated(records: FetchedRecord[], epoch: number): Promise<IsolatedResult> {
