@@ -190,10 +190,13 @@ function pickOutputs(
   held: (p: RecordPosition) => boolean,
 ): StageOutput[] | undefined {
   if (input.stateful && input.failures.length > 0) return undefined;
+  // Asked once, not per output: a batch of n records with n outputs was O(n^2) here.
+  let anyHeld: boolean | undefined;
   const kept: StageOutput[] = [];
   for (const o of input.outputs) {
     if (o.source === undefined) {
-      if (input.records.some(held)) return undefined;
+      anyHeld ??= input.records.some(held);
+      if (anyHeld) return undefined;
       kept.push(o);
     } else if (!held(o.source)) kept.push(o);
   }
