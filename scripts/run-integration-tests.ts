@@ -5,7 +5,8 @@
  *     [node --test flags] [files or globs]
  *
  * `--long` (npm run test:long) runs the long variants of the proofs that have one: it sets
- * HAMSTRING_TEST_LONG=1 (test/helpers/long-run.ts) and, without files, runs the files of LONG_PROOFS.
+ * HAMSTRING_TEST_LONG=1 (test/helpers/long-run.ts) and, without files, runs the files of LONG_PROOFS
+ * and LONG_ONLY (which the default run leaves out; a file named on the command line always runs).
  * `--jobs=N` (or HAMSTRING_IT_JOBS) runs up to N files at once (default 3); which files may run
  * together is scripts/integration-lanes.ts. `--record-durations` writes this run's per-file
  * durations into the committed test/durations.tsv (scripts/integration-durations.ts), which every
@@ -55,6 +56,16 @@ const LONG_PROOFS: readonly string[] = [
   'test/integration/verify/network-cut.test.ts',
   // 300 start/commit/SIGTERM cycles of a worker process (10 by default).
   'test/integration/runtime/stop-loop.test.ts',
+];
+/**
+ * Files only `--long` runs: proofs whose fault depends on timing that a loaded run does not give
+ * every time, so the default run would fail now and then for a reason that is not a defect.
+ */
+const LONG_ONLY: readonly string[] = [
+  // Needs a SIGSTOP of its broker to catch a transactional call in flight so that its producer is
+  // abandoned; a pause that catches a poll instead only reconnects (the test then cannot prove its
+  // point and times out).
+  'test/integration/runtime/abandoned-producer-exit.test.ts',
 ];
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
@@ -341,10 +352,10 @@ function expandArgs(args: readonly string[]): {
   const own = (a: string) => a === '--long' || a === '--record-durations' || a.startsWith('--jobs=');
   const flags = args.filter((a) => a.startsWith('-') && !own(a));
   const patterns = args.filter((a) => !a.startsWith('-'));
-  const defaults = long ? LONG_PROOFS : [DEFAULT_PATTERN];
-  const files = (patterns.length > 0 ? patterns : defaults).flatMap((pattern) =>
-    pattern.includes('*') ? matchGlob(pattern) : [pattern],
-  );
+  const defaults = long ? [...LONG_PROOFS, ...LONG_ONLY] : [DEFAULT_PATTERN];
+  const files = (patterns.length > 0 ? patterns : defaults)
+    .flatMap((pattern) => (pattern.includes('*') ? matchGlob(pattern) : [pattern]))
+    .filter((file) => long || patterns.includes(file) || !LONG_ONLY.includes(file));
   return { long, record, jobs, flags, files };
 }
 
