@@ -1,6 +1,7 @@
 import { silentLogger } from '../../../src/observability/logger.ts';
 import type { ConsumerPort } from '../../../src/kafka/consumer.ts';
 import type { ProducerPort } from '../../../src/kafka/producer.ts';
+import { testConsumerSettings } from '../../helpers/consumer-settings.ts';
 import { kafkaConformance, type ConformanceWorld } from '../../support/kafka-conformance.ts';
 import { FakeKafka, FakeTopic } from '../../support/worker-fakes.ts';
 
@@ -38,17 +39,7 @@ function fakeWorld(records: number): Promise<ConformanceWorld> {
     },
     async consumer() {
       const c = clients.consumer(
-        {
-          ...settings,
-          groupId: `group-${worlds}`,
-          groupProtocol: 'classic',
-          assignmentStrategy: 'cooperative-sticky',
-          sessionTimeoutMs: 6_000,
-          heartbeatIntervalMs: 1_000,
-          maxPollIntervalMs: 30_000,
-          isolation: 'read_committed',
-          autoOffsetReset: 'earliest',
-        },
+        testConsumerSettings(settings.bootstrapServers, settings.clientId, `group-${worlds}`),
         { onAssign: () => undefined, onRevoke: () => undefined, onLost: () => undefined },
         () => undefined,
         log,
