@@ -9,15 +9,28 @@ const kafkaClientOnlyInKafka = {
 
 /**
  * Layers import only downward: cli -> app (and verify) -> traffic -> stages -> monitoring -> runtime ->
- * kafka -> config -> errors. observability is usable by every layer and imports only config and errors;
+ * kafka -> config -> sources -> errors. observability is usable by every layer and imports only config and errors;
  * dev (local clusters) is for cli, app, verify, tests, benchmarks and scripts; errors (the common error
  * base) imports nothing. Each entry: the directory and what it may not import; cli, the top, has no
  * row because nothing is above it (the Kafka client stays banned there by the rule for all files).
  */
-const all = ['errors', 'config', 'observability', 'kafka', 'runtime', 'monitoring', 'stages', 'traffic'];
+const all = [
+  'errors',
+  'sources',
+  'config',
+  'observability',
+  'kafka',
+  'runtime',
+  'monitoring',
+  'stages',
+  'traffic',
+];
 const top = ['app', 'verify', 'cli', 'dev'];
 const layers = [
   ['errors', [...all.filter((l) => l !== 'errors'), ...top]],
+  // DNS sources (dnstap, Zeek, Suricata, packets) decoded into observations and log lines: pure
+  // decoding below config, so config's schemas can name their fields; sockets and Kafka live above.
+  ['sources', all.filter((l) => l !== 'errors' && l !== 'sources').concat(top)],
   ['config', ['kafka', 'runtime', 'monitoring', 'stages', 'traffic', ...top, 'observability']],
   ['observability', ['kafka', 'runtime', 'monitoring', 'stages', 'traffic', ...top]],
   ['kafka', ['runtime', 'monitoring', 'stages', 'traffic', ...top]],
@@ -47,7 +60,7 @@ const layerRules = layers.map(([layer, above]) => ({
               ...above.flatMap((l) => [`**/${l}/*`, `**/${l}/**/*`]),
               ...(layer === 'stages' || layer === 'traffic' ? stageExtra : []),
             ],
-            message: `src/${layer} may import only lower layers (cli -> app -> traffic -> stages -> monitoring -> runtime -> kafka -> config -> errors).`,
+            message: `src/${layer} may import only lower layers (cli -> app -> traffic -> stages -> monitoring -> runtime -> kafka -> config -> sources -> errors).`,
           },
         ],
       },
