@@ -104,6 +104,10 @@ export function producerProperties(s: ProducerSettings): Props {
     acks: 'all',
     'message.timeout.ms': s.messageTimeoutMs,
     'linger.ms': 5,
+    // The Java client's partitioning (murmur2 of the key; librdkafka's default is CRC-32), so a key
+    // lands where a Java or Kafka Streams application writing the same topic puts it, as
+    // co-partitioned joins with them need; unkeyed records stay spread at random.
+    partitioner: 'murmur2_random',
     dr_cb: true,
     'socket.connection.setup.timeout.ms': 10_000,
     'reconnect.backoff.max.ms': 2_000,

@@ -16,7 +16,7 @@ export interface OutgoingRecord {
   key?: Buffer | string | null;
   value: Buffer | string | null;
   headers?: Record<string, Buffer | string>;
-  /** Explicit partition; by default the key's hash (murmur2, as the Java client) decides. */
+  /** Explicit partition; by default the key's hash decides (murmur2, as the Java client: client-config.ts). */
   partition?: number;
   timestamp?: number;
 }
