@@ -2,7 +2,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAdmin } from '../../../src/kafka/admin.ts';
 import { KafkaError } from '../../../src/kafka/kafka-error.ts';
-import { createProducer } from '../../../src/kafka/producer.ts';
+import { createProducer, type ProducerPort } from '../../../src/kafka/producer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { culprits, type Produced } from '../../../src/runtime/record-errors/refused-outputs.ts';
 import { uniqueTopic, uniqueTransactionalId } from '../../helpers/names.ts';
@@ -13,8 +13,21 @@ before(async () => {
   bootstrap = (await testKafka()).bootstrap;
 });
 
-const producerFor = (name: string, overrides: Record<string, number> = {}) =>
-  createProducer(
+/**
+ * A fresh one-partition topic with `topicConfig` and a transactional producer (initialised) for the
+ * body, closed after it.
+ */
+async function withProducer(
+  name: string,
+  topicConfig: Record<string, string>,
+  body: (producer: ProducerPort, topic: string) => Promise<void>,
+  overrides: Record<string, number> = {},
+): Promise<void> {
+  const topic = uniqueTopic(name);
+  const admin = createAdmin(bootstrap);
+  await admin.createTopics([{ topic, partitions: 1, replicationFactor: 1, config: topicConfig }]);
+  admin.close();
+  const producer = createProducer(
     {
       bootstrapServers: bootstrap,
       clientId: name,
@@ -26,19 +39,18 @@ const producerFor = (name: string, overrides: Record<string, number> = {}) =>
     },
     silentLogger(),
   );
+  await producer.connect(10_000);
+  await producer.initTransactions();
+  try {
+    await body(producer, topic);
+  } finally {
+    await producer.close(5_000);
+  }
+}
 
 describe('records Kafka refuses are reported as refused, naming the record (real 1-node broker)', () => {
   test("a record over the topic's max.message.bytes: the delivery report names topic, partition and index", async () => {
-    const topic = uniqueTopic('small-limit');
-    const admin = createAdmin(bootstrap);
-    await admin.createTopics([
-      { topic, partitions: 1, replicationFactor: 1, config: { 'max.message.bytes': '2000' } },
-    ]);
-    admin.close();
-    const producer = producerFor('refused-broker');
-    await producer.connect(10_000);
-    await producer.initTransactions();
-    try {
+    await withProducer('small-limit', { 'max.message.bytes': '2000' }, async (producer, topic) => {
       await producer.beginTransaction();
       await producer.produce({ topic, key: 'a', value: 'fits' });
       await producer.produce({ topic, key: 'b', value: Buffer.alloc(5_000, 'x') });
@@ -69,50 +81,35 @@ describe('records Kafka refuses are reported as refused, naming the record (real
         ),
       );
       await producer.abortTransaction();
-    } finally {
-      await producer.close(5_000);
-    }
+    });
   });
 
   test("a record over the producer's message.max.bytes: produce throws a refused error naming topic and limit", async () => {
-    const topic = uniqueTopic('client-limit');
-    const admin = createAdmin(bootstrap);
-    await admin.createTopics([{ topic, partitions: 1, replicationFactor: 1 }]);
-    admin.close();
-    const producer = producerFor('refused-client', { 'message.max.bytes': 10_000 });
-    await producer.connect(10_000);
-    await producer.initTransactions();
-    try {
-      await producer.beginTransaction();
-      await producer.produce({ topic, value: 'fits' });
-      const err = await producer.produce({ topic, value: Buffer.alloc(20_000) }).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      assert.ok(err instanceof KafkaError);
-      assert.equal(err.kind, 'refused');
-      assert.equal(err.record?.topic, topic);
-      assert.equal(err.record?.index, 1);
-      assert.match(err.message, /larger than the producer's message.max.bytes \(10000\)/);
-      // The refusal leaves the transaction usable: the rest commits.
-      await producer.commitTransaction();
-      assert.equal(producer.tally().delivered, 1);
-    } finally {
-      await producer.close(5_000);
-    }
+    await withProducer(
+      'client-limit',
+      {},
+      async (producer, topic) => {
+        await producer.beginTransaction();
+        await producer.produce({ topic, value: 'fits' });
+        const err = await producer.produce({ topic, value: Buffer.alloc(20_000) }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        assert.ok(err instanceof KafkaError);
+        assert.equal(err.kind, 'refused');
+        assert.equal(err.record?.topic, topic);
+        assert.equal(err.record?.index, 1);
+        assert.match(err.message, /larger than the producer's message.max.bytes \(10000\)/);
+        // The refusal leaves the transaction usable: the rest commits.
+        await producer.commitTransaction();
+        assert.equal(producer.tally().delivered, 1);
+      },
+      { 'message.max.bytes': 10_000 },
+    );
   });
 
   test('an invalid record (null key to a compacted topic) is refused with its whole batch; the probe finds it', async () => {
-    const topic = uniqueTopic('probe-invalid');
-    const admin = createAdmin(bootstrap);
-    await admin.createTopics([
-      { topic, partitions: 1, replicationFactor: 1, config: { 'cleanup.policy': 'compact' } },
-    ]);
-    admin.close();
-    const producer = producerFor('refused-invalid');
-    await producer.connect(10_000);
-    await producer.initTransactions();
-    try {
+    await withProducer('probe-invalid', { 'cleanup.policy': 'compact' }, async (producer, topic) => {
       const produced: Produced[] = [
         { output: { topic, key: 'a', value: 'keyed' } },
         { output: { topic, key: null, value: 'no key' } },
@@ -131,22 +128,11 @@ describe('records Kafka refuses are reported as refused, naming the record (real
         own.map((e) => e.record?.index),
         [1],
       );
-    } finally {
-      await producer.close(5_000);
-    }
+    });
   });
 
   test('the probe tells the oversized record from the records batched with it', async () => {
-    const topic = uniqueTopic('probe-limit');
-    const admin = createAdmin(bootstrap);
-    await admin.createTopics([
-      { topic, partitions: 1, replicationFactor: 1, config: { 'max.message.bytes': '2000' } },
-    ]);
-    admin.close();
-    const producer = producerFor('refused-probe');
-    await producer.connect(10_000);
-    await producer.initTransactions();
-    try {
+    await withProducer('probe-limit', { 'max.message.bytes': '2000' }, async (producer, topic) => {
       const produced: Produced[] = ['fits', 'x'.repeat(5_000), 'fits too'].map((value) => ({
         output: { topic, value },
       }));
@@ -162,8 +148,6 @@ describe('records Kafka refuses are reported as refused, naming the record (real
         own.map((e) => e.record?.index),
         [1],
       );
-    } finally {
-      await producer.close(5_000);
-    }
+    });
   });
 });
