@@ -1,30 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
+import { MESSAGE_TYPES, type DnstapMessageType } from './message-types.ts';
+
+export { MESSAGE_TYPES, type DnstapMessageType } from './message-types.ts';
 
 /**
  * The dnstap protobuf schema, parsed at run time from `dnstap.proto` (written from the public
  * specification; no generated code), and the typed view of one decoded frame the rest of the
  * decoder works on. Addresses stay raw bytes here; `dnstap-decoder.ts` formats them.
  */
-
-export const MESSAGE_TYPES = [
-  'AUTH_QUERY',
-  'AUTH_RESPONSE',
-  'RESOLVER_QUERY',
-  'RESOLVER_RESPONSE',
-  'CLIENT_QUERY',
-  'CLIENT_RESPONSE',
-  'FORWARDER_QUERY',
-  'FORWARDER_RESPONSE',
-  'STUB_QUERY',
-  'STUB_RESPONSE',
-  'TOOL_QUERY',
-  'TOOL_RESPONSE',
-  'UPDATE_QUERY',
-  'UPDATE_RESPONSE',
-] as const;
-export type DnstapMessageType = (typeof MESSAGE_TYPES)[number];
 
 const SOCKET_PROTOCOLS = ['udp', 'tcp', 'dot', 'doh', 'udp', 'tcp', 'doq'] as const;
 export type Transport = (typeof SOCKET_PROTOCOLS)[number];
