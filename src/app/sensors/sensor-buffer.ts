@@ -69,14 +69,18 @@ export class SensorBuffer<T> {
 
   /** Up to `max` lines, oldest first; `reopened` when the buffer takes lines again (resume the source). */
   take(max: number): { items: T[]; reopened: boolean } {
-    if (this.#outIndex >= this.#out.length) {
-      this.#out = this.#in;
-      this.#in = [];
-      this.#outIndex = 0;
+    const items: T[] = [];
+    while (items.length < max) {
+      if (this.#outIndex >= this.#out.length) {
+        if (this.#in.length === 0) break;
+        this.#out = this.#in;
+        this.#in = [];
+        this.#outIndex = 0;
+      }
+      const end = Math.min(this.#out.length, this.#outIndex + max - items.length);
+      for (let i = this.#outIndex; i < end; i += 1) items.push(this.#out[i] as T);
+      this.#outIndex = end;
     }
-    const end = Math.min(this.#out.length, this.#outIndex + max);
-    const items = this.#out.slice(this.#outIndex, end);
-    this.#outIndex = end;
     let reopened = false;
     if (this.#state !== 'open' && this.length <= this.policy.capacity / 2) {
       reopened = this.#state === 'paused' || this.#state === 'dropping';
