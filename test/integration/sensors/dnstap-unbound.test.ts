@@ -227,3 +227,76 @@ test('Unbound -> dnstap -> sensor -> input topic: every answer, field by field, 
   assert.equal(final.forwarded, lines.length);
   assert.equal(final.received, 2 * lines.length, 'one query and one response frame per line');
 });
+
+test('Unbound over TCP (dnstap-ip, no TLS) to the sensor bound on 127.0.0.1', async () => {
+  const tcpPort = await freePort();
+  const tcpDir = mkdtempSync(join(dir, 'tcp-'));
+  const tcpTopicPrefix = uniqueTopic('sensor-tcp');
+  const admin = createAdmin(bootstrap);
+  try {
+    await admin.createTopics([{ topic: `${tcpTopicPrefix}-dns`, partitions: 1, replicationFactor: 1 }]);
+  } finally {
+    admin.close();
+  }
+  const tcpConfig = validateConfig(
+    {
+      environment: {
+        kafka_bootstrap_servers: bootstrap,
+        kafka_topics_prefix: { pipeline: { logserver_in: tcpTopicPrefix } },
+        monitoring: { clickhouse_server: { hostname: '127.0.0.1' } },
+      },
+    },
+    { env: {} },
+  );
+  const tcpSensor = await startSensor(
+    tcpConfig,
+    sensorSchema.parse({
+      name: 'unbound-tcp',
+      kind: 'dnstap',
+      protocol: 'dns',
+      dnstap: { tcp: `127.0.0.1:${tcpPort}` },
+      log_interval_seconds: 3600,
+    }),
+    silentLogger(),
+  );
+  const dnsPort = await freePort();
+  const server = await startUnbound({
+    dir: tcpDir,
+    port: dnsPort,
+    dnstap: { tcp: { host: '127.0.0.1', port: tcpPort } },
+    localZones: [`"${ZONE}." static`],
+    localData: LOCAL_DATA,
+  });
+  try {
+    const hosts = HOSTS.slice(0, 10);
+    const queries = hosts.map((from) => ({ from, name: `v6.${ZONE}`, type: 'AAAA' }));
+    await digBatch({ dir: tcpDir, server: '127.0.0.1', port: dnsPort, queries });
+    const deadline = Date.now() + 30_000;
+    const fromHosts = () => tcpSensor.runner.counters().forwarded;
+    while (fromHosts() < queries.length + 1 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
+  } finally {
+    await server.stop();
+  }
+  const c = await tcpSensor.stop();
+  assert.equal(c.malformed, 0);
+  const reader = createReadCommittedReader({ bootstrap, clientId: 'dnstap-unbound-tcp-check' });
+  await reader.connect(30_000);
+  reader.subscribe([`${tcpTopicPrefix}-dns`]);
+  const lines: Record<string, string>[] = [];
+  const until = Date.now() + 30_000;
+  try {
+    while (lines.length < c.forwarded && Date.now() < until)
+      for (const r of await reader.consume(1000, 500))
+        lines.push(JSON.parse(String(r.value)) as Record<string, string>);
+  } finally {
+    await reader.close(10_000);
+  }
+  const v6 = lines.filter((l) => l.domain_name === `v6.${ZONE}`);
+  assert.deepEqual(v6.map((l) => l.src_ip).sort(), HOSTS.slice(0, 10).sort());
+  assert.ok(
+    v6.every(
+      (l) => l.response_ip === '2001:db8::10' && l.record_type === 'AAAA' && l.status_code === 'NOERROR',
+    ),
+  );
+});
