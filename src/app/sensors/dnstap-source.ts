@@ -20,6 +20,8 @@ import type {
  * breaks the protocol is closed and counted (as malformed, with its reason); a bad frame inside a
  * good connection costs that frame only. When the sink answers false every connection stops being
  * read (back-pressure through the kernel's socket buffers to the sender) until `resume`.
+ * Its `counters.forwarded` counts observations handed to the sink; the runner reports what Kafka
+ * acknowledged.
  */
 export interface DnstapListen {
   readonly unix?: string;
