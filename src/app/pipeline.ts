@@ -13,6 +13,8 @@ import { pipelineComponents, type PipelineComponent } from './pipeline-component
 import { runStages, type RunningStages } from './run-stages.ts';
 import { StageResources } from './stage-resources.ts';
 import { createStageTopics } from './stage-topics.ts';
+import { startSensors, type RunningSensor } from './sensors/start-sensor.ts';
+import { createLogger } from '../observability/logger.ts';
 
 export interface StartPipelineOptions {
   config: HamstringConfig;
@@ -32,6 +34,8 @@ export interface RunningPipeline {
   readonly components: readonly PipelineComponent[];
   readonly stages: RunningStages;
   readonly agent: MonitoringAgent;
+  /** The configured `pipeline.sensors`, feeding the logserver's input (started after the stages). */
+  readonly sensors: readonly RunningSensor[];
   /** Every topic the stages read or write (created if missing). */
   readonly topics: readonly string[];
   /** Resolves when every stage worker has stopped; true when one failed. */
@@ -81,10 +85,16 @@ export async function startPipeline(o: StartPipelineOptions): Promise<RunningPip
       ...(o.log ? { log: o.log } : {}),
       ...(o.env ? { env: o.env } : {}),
     });
+    const sensors = await startSensors(config, o.log ?? createLogger()).catch(async (e: unknown) => {
+      await running.stop();
+      throw e;
+    });
     const started = agent;
     let stoppingStages: Promise<void> | undefined;
     let stopping: Promise<void> | undefined;
-    const stopStages = () => (stoppingStages ??= running.stop());
+    // Sensors stop first: what they hold reaches the input topic while the stages still run.
+    const stopStages = () =>
+      (stoppingStages ??= Promise.all(sensors.map((s) => s.stop())).then(() => running.stop()));
     const stopAll = async () => {
       await stopStages();
       await started.stop();
@@ -94,6 +104,7 @@ export async function startPipeline(o: StartPipelineOptions): Promise<RunningPip
       components,
       stages: running,
       agent: started,
+      sensors,
       topics,
       done: running.done,
       stopStages,

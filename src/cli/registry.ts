@@ -81,6 +81,10 @@ export const commands: Record<string, CommandEntry> = {
     summary: 'seed, run worker processes under faults, check exactly-once (see docs/verify.md)',
     load: async () => (await import('./commands/verify.ts')).verifyCommand,
   },
+  'sensor dnstap': {
+    summary: "receive dnstap from a resolver (Unix socket or TCP) into the logserver's input topic",
+    load: async () => (await import('./commands/sensor.ts')).dnstapSensorCommand,
+  },
   'monitoring run': {
     summary: 'run the monitoring agent (clickhouse_* topics -> ClickHouse) until SIGTERM/SIGINT',
     load: async () => (await import('./commands/monitoring.ts')).monitoringRunCommand,

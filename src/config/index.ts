@@ -52,3 +52,5 @@ export type {
 } from './schema.ts';
 export { PIPELINE_STAGES, fullStageName, unknownStageKeys } from './stage-names.ts';
 export type { StageFullName, StageShortName, UnknownStageKey } from './stage-names.ts';
+export { hostPort, sensorSchema } from './sensors-schema.ts';
+export type { DnstapSensorConfig, SensorConfig } from './sensors-schema.ts';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { checkInspectorModels, INSPECTOR_CLASSES } from './inspector-models.ts';
 import { requiredLogInformationSchema } from './log-line-format.ts';
 import { addProblem, asArray, asRecord } from './refinements.ts';
+import { sensorsSchema } from './sensors-schema.ts';
 import {
   componentName,
   fraction,
@@ -275,6 +276,8 @@ export const pipelineSchema = z
     data_analysis: z.array(detectorSchema).default([]),
     alerting: alertingSchema.prefault({}),
     monitoring: monitoringSchema.prefault({}),
+    /** Live DNS sources feeding the logserver's input (src/config/sensors-schema.ts). */
+    sensors: sensorsSchema,
   })
   .superRefine((pipeline, ctx) => checkReferences(pipeline, ctx), { when: () => true });
 

@@ -15,7 +15,11 @@ export interface SourceCounters {
   ignored: number;
 }
 
-/** Where a source hands its observations. Returns false when the caller should slow down. */
+/**
+ * Where a source hands its observations. Returns false when the source should stop reading (its
+ * consumer's buffer is full): a source that can (a socket) pauses until `resume` is called; one
+ * that cannot goes on, and what does not fit is dropped and counted by the consumer.
+ */
 export type ObservationSink = (observation: DnsObservation) => boolean;
 
 /** Why a unit was counted as malformed, for the log line that reports it (rate-limited by the caller). */
@@ -33,6 +37,8 @@ export interface MalformedUnit {
 export interface ObservationSource {
   readonly kind: string;
   start(sink: ObservationSink, onMalformed: (unit: MalformedUnit) => void): Promise<void>;
+  /** Reading again after the sink returned false (the consumer's buffer drained, or it drops now). */
+  resume?(): void;
   /** Stops reading; resolves once no more observations will reach the sink. */
   stop(): Promise<void>;
   readonly counters: Readonly<SourceCounters>;

@@ -1,0 +1,51 @@
+import type { SensorConfig } from '../../config/index.ts';
+import type { Logger } from '../../observability/logger.ts';
+import type { ObservationSource } from '../../sources/observation-source.ts';
+import { DnstapSource } from './dnstap-source.ts';
+
+/**
+ * Every sensor kind `hamstring sensor <kind>` and `pipeline.sensors` know: how to build its live
+ * source from its configuration entry. A new kind is its config schema (src/config/sensors-schema.ts)
+ * and one line here; the runner, buffer, metrics and commands are shared.
+ */
+export interface SensorSource {
+  readonly source: ObservationSource;
+  /** Kind-specific counters for the metrics endpoint and the periodic log line. */
+  readonly extra?: () => Readonly<Record<string, number>>;
+}
+
+type KindOf<K extends SensorConfig['kind']> = Extract<SensorConfig, { kind: K }>;
+type Builders = { [K in SensorConfig['kind']]: (config: KindOf<K>, log: Logger) => SensorSource };
+
+export const SENSOR_KINDS: Builders = {
+  dnstap: dnstapSource,
+};
+
+export function createSensorSource(config: SensorConfig, log: Logger): SensorSource {
+  // Each builder takes its own kind's entry; the `kind` lookup guarantees the pairing.
+  const build: (c: never, l: Logger) => SensorSource = SENSOR_KINDS[config.kind];
+  return (build as (c: SensorConfig, l: Logger) => SensorSource)(config, log);
+}
+
+function dnstapSource(config: KindOf<'dnstap'>, log: Logger): SensorSource {
+  const d = config.dnstap;
+  const source = new DnstapSource({
+    listen: {
+      ...(d.unix !== undefined ? { unix: d.unix } : {}),
+      ...(d.tcp !== undefined ? { tcp: d.tcp } : {}),
+    },
+    observe: d.observe,
+    pairingCapacity: d.pairing.capacity,
+    pairingTimeoutMs: d.pairing.timeout_seconds * 1000,
+    maxFrameBytes: d.max_frame_bytes,
+    onConnection: (e) =>
+      log.info(
+        { sensor: config.name, peer: e.peer, reason: e.reason },
+        `sensor: dnstap connection ${e.event}`,
+      ),
+  });
+  return {
+    source,
+    extra: () => ({ ...source.decoderCounters, connections: source.connections }),
+  };
+}

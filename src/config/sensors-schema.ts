@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { MESSAGE_TYPES } from '../sources/dnstap/message-types.ts';
+import { OBSERVATION_FIELDS } from '../sources/dns-observation.ts';
+import { DEFAULT_LOG_LINE_MAPPING, type LogLineMapping } from '../sources/log-line.ts';
+import { addProblem, asRecord } from './refinements.ts';
+import { componentName, intBetween, nonEmptyString, positiveInt, positiveNumber } from './value-schemas.ts';
+
+/**
+ * `pipeline.sensors`: processes that turn a live DNS source (a resolver's dnstap stream, ...) into
+ * the pipeline's log lines on the logserver's input topic `<logserver_in>-<protocol>`. `hamstring up`
+ * runs every entry; `hamstring sensor <kind>` runs one from the command line. A new kind adds its
+ * own entry schema to `sensorSchema`'s union (discriminated by `kind`).
+ */
+
+const HOST_PORT_EXPECTED = 'host:port (e.g. "127.0.0.1:6000")';
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
+
+/** `host:port` as `{ host, port }` (IPv6 in brackets). */
+export const hostPort = () =>
+  z
+    .string({ error: HOST_PORT_EXPECTED })
+    .regex(HOST_PORT, { error: HOST_PORT_EXPECTED })
+    .transform((text) => {
+      const m = HOST_PORT.exec(text);
+      const host = (m?.[1] ?? '').replace(/^\[|\]$/g, '');
+      return { host, port: Number(m?.[2]) };
+    })
+    .refine((hp) => hp.port >= 1 && hp.port <= 65535, { error: HOST_PORT_EXPECTED });
+
+const fieldSpecSchema = z.strictObject({
+  from: z.enum(OBSERVATION_FIELDS, { error: OBSERVATION_FIELDS.join(', ') }),
+  format: nonEmptyString().optional(),
+  suffix: z.string({ error: 'string' }).optional(),
+  missing: z.string({ error: 'string' }).optional(),
+});
+
+/** Line key -> observation field; default the shipped collector's keys (`DEFAULT_LOG_LINE_MAPPING`). */
+const logLineSchema = z
+  .record(z.string(), fieldSpecSchema, {
+    error: 'mapping of line keys to {from, format?, suffix?, missing?}',
+  })
+  .refine((m) => Object.keys(m).length > 0, { error: 'at least one line key' })
+  .transform((m): LogLineMapping => m);
+
+/** Between the socket and Kafka: see docs/sources.md ("dnstap", "What the sensor guarantees"). */
+const bufferSchema = z.strictObject({
+  /** Lines held before the sensor stops reading its sockets. */
+  capacity: positiveInt(10_000_000).default(50_000),
+  /** How long the sockets may stay unread while the buffer is full before lines are dropped (counted). */
+  max_pause_seconds: z.number({ error: 'number >= 0' }).min(0, { error: 'number >= 0' }).default(2),
+});
+
+const common = {
+  name: componentName(),
+  /** The logserver input topic's protocol suffix; default the first collector's `protocol_base`. */
+  protocol: componentName().optional(),
+  log_line: logLineSchema.default(DEFAULT_LOG_LINE_MAPPING),
+  buffer: bufferSchema.prefault({}),
+  /** Serves `/metrics` (Prometheus) on 127.0.0.1; unset: no metrics endpoint. */
+  metrics_port: intBetween(0, 65535).optional(),
+  /** Seconds between the counters' log lines. */
+  log_interval_seconds: positiveNumber().default(30),
+};
+
+const dnstapSensorSchema = z
+  .strictObject({
+    ...common,
+    kind: z.literal('dnstap'),
+    dnstap: z.strictObject({
+      /** A Unix socket path the resolver connects to (created by the sensor; a stale file is replaced). */
+      unix: nonEmptyString().optional(),
+      /** `host:port` to listen on for dnstap over TCP; bind to a loopback address unless the network is trusted. */
+      tcp: hostPort().optional(),
+      /** Message types that give a log line; a response is paired with its query when the query type is not listed. */
+      observe: z
+        .array(z.enum(MESSAGE_TYPES, { error: MESSAGE_TYPES.join(', ') }))
+        .min(1, { error: 'at least one dnstap message type' })
+        .default(['CLIENT_RESPONSE']),
+      pairing: z
+        .strictObject({
+          capacity: positiveInt(10_000_000).default(100_000),
+          timeout_seconds: positiveNumber().default(10),
+        })
+        .prefault({}),
+      max_frame_bytes: intBetween(1024, 16 * 1024 * 1024).default(256 * 1024),
+    }),
+  })
+  .superRefine((s, ctx) => {
+    if (s.dnstap.unix === undefined && s.dnstap.tcp === undefined)
+      addProblem(ctx, ['dnstap', 'unix'], 'a socket path, or dnstap.tcp (host:port)', undefined);
+  });
+
+export const sensorSchema = z.discriminatedUnion('kind', [dnstapSensorSchema], {
+  error: 'sensor with kind "dnstap"',
+});
+
+export const sensorsSchema = z
+  .array(sensorSchema)
+  .default([])
+  .superRefine((sensors, ctx) => {
+    const seen = new Set<string>();
+    sensors.forEach((s, index) => {
+      const name = asRecord(s)?.name;
+      if (typeof name !== 'string') return;
+      if (seen.has(name)) addProblem(ctx, [index, 'name'], 'unique name', name, `"${name}" is already used`);
+      seen.add(name);
+    });
+  });
+
+export type SensorConfig = z.output<typeof sensorSchema>;
+export type DnstapSensorConfig = z.output<typeof dnstapSensorSchema>;

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { validateConfig } from '../../../src/config/index.ts';
+import { DEFAULT_LOG_LINE_MAPPING } from '../../../src/sources/log-line.ts';
+import { configErrorOf, minimalConfig, withValue } from './helpers.ts';
+
+const withSensors = (sensors: unknown) =>
+  validateConfig(withValue(minimalConfig(), ['pipeline', 'sensors'], sensors), { env: {} });
+const errorOf = (sensors: unknown) => configErrorOf(() => withSensors(sensors)).format();
+
+test('no sensors by default; a dnstap entry gets its defaults', () => {
+  assert.deepEqual(validateConfig(minimalConfig(), { env: {} }).pipeline.sensors, []);
+  const [s] = withSensors([
+    { name: 'r1', kind: 'dnstap', dnstap: { unix: '/run/hamstring/dnstap.sock', tcp: '127.0.0.1:6000' } },
+  ]).pipeline.sensors;
+  assert.ok(s);
+  assert.deepEqual(s.dnstap, {
+    unix: '/run/hamstring/dnstap.sock',
+    tcp: { host: '127.0.0.1', port: 6000 },
+    observe: ['CLIENT_RESPONSE'],
+    pairing: { capacity: 100_000, timeout_seconds: 10 },
+    max_frame_bytes: 256 * 1024,
+  });
+  assert.deepEqual(s.buffer, { capacity: 50_000, max_pause_seconds: 2 });
+  assert.deepEqual(s.log_line, DEFAULT_LOG_LINE_MAPPING);
+  const [v6] = withSensors([{ name: 'r', kind: 'dnstap', dnstap: { tcp: '[::1]:6000' } }]).pipeline.sensors;
+  assert.deepEqual(v6?.dnstap.tcp, { host: '::1', port: 6000 });
+});
+
+test('every sensor error names the key path and what is expected', () => {
+  assert.match(
+    errorOf([{ name: 'r', kind: 'dnstap', dnstap: {} }]),
+    /pipeline\.sensors\[0\]\.dnstap\.unix: expected a socket path, or dnstap\.tcp \(host:port\), got nothing/,
+  );
+  assert.match(
+    errorOf([{ name: 'r', kind: 'dnstap', dnstap: { tcp: 'localhost' } }]),
+    /pipeline\.sensors\[0\]\.dnstap\.tcp: expected host:port/,
+  );
+  assert.match(
+    errorOf([{ name: 'r', kind: 'dnstap', dnstap: { unix: '/x', observe: ['CLIENT_REPLY'] } }]),
+    /pipeline\.sensors\[0\]\.dnstap\.observe\[0\]: expected AUTH_QUERY, .*CLIENT_RESPONSE/,
+  );
+  assert.match(
+    errorOf([{ name: 'r', kind: 'sflow' }]),
+    /pipeline\.sensors\[0\]\.kind: expected sensor with kind "dnstap"|pipeline\.sensors\[0\]: expected sensor with kind "dnstap"/,
+  );
+  assert.match(
+    errorOf([{ name: 'r', kind: 'dnstap', dnstap: { unix: '/x' }, buffer: { capcity: 5 } }]),
+    /pipeline\.sensors\[0\]\.buffer/,
+  );
+  assert.match(
+    errorOf([{ name: 'r', kind: 'dnstap', dnstap: { unix: '/x' }, log_line: { ts: { from: 'time' } } }]),
+    /pipeline\.sensors\[0\]\.log_line\.ts\.from: expected timestamp, client_ip/,
+  );
+  assert.match(
+    errorOf([
+      { name: 'r', kind: 'dnstap', dnstap: { unix: '/x' } },
+      { name: 'r', kind: 'dnstap', dnstap: { unix: '/y' } },
+    ]),
+    /pipeline\.sensors\[1\]\.name: expected unique name, got "r"/,
+  );
+});
