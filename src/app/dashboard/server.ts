@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { HamstringConfig } from '../../config/index.ts';
 import { errorText } from '../../errors/error-text.ts';
 import type { ClickHouseTarget } from '../../monitoring/clickhouse-connection.ts';
+import { clickhouseTargetFromConfig } from '../../monitoring/clickhouse-target.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { ClickHouseReader } from './clickhouse-reader.ts';
 import { DashboardData } from './dashboard-data.ts';
@@ -50,20 +51,14 @@ export function dashboardOptionsFromConfig(
   config: HamstringConfig,
   extra: { log: Logger; metricsSources?: readonly MetricsSource[]; database?: string },
 ): DashboardOptions {
-  const server = config.environment.monitoring.clickhouse_server;
-  const connector = config.pipeline.monitoring.clickhouse_connector;
-  const host = server.hostname.includes(':') ? `[${server.hostname}]` : server.hostname;
   return {
     port: config.dashboard.port,
     host: config.dashboard.host,
     refreshMs: config.dashboard.refresh_ms,
     windowMs: config.dashboard.window_minutes * 60_000,
-    clickhouse: {
-      url: `http://${host}:${server.port}`,
-      database: extra.database ?? server.database,
-      connectTimeoutMs: connector.connect_timeout_seconds * 1000,
-      requestTimeoutMs: connector.operation_timeout_seconds * 1000,
-    },
+    clickhouse: clickhouseTargetFromConfig(config, {
+      ...(extra.database !== undefined ? { database: extra.database } : {}),
+    }),
     log: extra.log,
     ...(extra.metricsSources ? { metricsSources: extra.metricsSources } : {}),
     ...(config.pipeline.data_analysis.length === 1
