@@ -33,7 +33,8 @@ export interface DashboardOptions {
   host?: string;
   /**
    * Every request must carry it: `Authorization: Bearer <token>`, or the cookie a browser gets by
-   * opening a page once with `?access_token=<token>` (src/runtime/http-guard.ts).
+   * opening a page once with `?access_token=<token>` (src/runtime/http-guard.ts). Also sent to the
+   * workers' `/metrics` URLs: one token guards a deployment's endpoints.
    */
   accessToken?: string;
   /** Default DEFAULT_HTTP_LIMITS (slow clients, header and URL sizes). */
@@ -112,7 +113,13 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const reader = new ClickHouseReader(options.clickhouse);
   const history =
     options.metricsSources && options.metricsSources.length > 0
-      ? new MetricsHistory({ sources: options.metricsSources, intervalMs: refreshMs, windowMs, log })
+      ? new MetricsHistory({
+          sources: options.metricsSources,
+          intervalMs: refreshMs,
+          windowMs,
+          log,
+          ...(options.accessToken !== undefined ? { accessToken: options.accessToken } : {}),
+        })
       : undefined;
   const data = new DashboardData(
     reader,

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startDashboard, type Dashboard } from '../../../src/app/dashboard/index.ts';
+import { scrapeSource } from '../../../src/app/dashboard/metrics-source.ts';
 import { ConfigError } from '../../../src/config/errors.ts';
+import { startHealthServer } from '../../../src/runtime/health-server.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { getRequest, rawRequest } from '../../helpers/raw-http.ts';
 
@@ -105,6 +107,24 @@ describe('dashboard access token', () => {
       assert.equal((await fetch(`${base}/api/config`, { headers: { cookie } })).status, 200);
     } finally {
       await dashboard.close();
+    }
+  });
+});
+
+describe('dashboard scraping token-guarded workers', () => {
+  it("sends the token to the workers' /metrics, which refuse a scrape without it", async () => {
+    const health = await startHealthServer({
+      port: 0,
+      host: '0.0.0.0',
+      accessToken: TOKEN,
+      workers: () => [],
+    });
+    try {
+      const url = `http://127.0.0.1:${health.port}/metrics`;
+      await assert.rejects(scrapeSource(url, 2000), /HTTP 401/);
+      assert.ok(Array.isArray(await scrapeSource(url, 2000, TOKEN)));
+    } finally {
+      await health.close();
     }
   });
 });
