@@ -184,6 +184,9 @@ dashboard: { host: 0.0.0.0, port: ${dashboardPort} }
         texts.push(JSON.stringify([...res.headers]), await res.text());
       }
     }
+    // The dashboard read ClickHouse over HTTPS as the password user: its queries answered.
+    const pipeline = await fetch(`http://127.0.0.1:${dashboardPort}/api/pipeline`, { headers: auth });
+    assert.deepEqual(((await pipeline.json()) as { errors: string[] }).errors, []);
     texts.push(await agent.metrics.registry.metrics());
   } finally {
     await dashboard.close();
