@@ -123,7 +123,9 @@ dashboard: { host: 0.0.0.0, port: ${dashboardPort} }
     name,
     inputTopics: [input],
     outputTopics: [output],
-    process: (records) => {
+    process: (records, ctx) => {
+      // A client's own log text forwarded as is (librdkafka's debug lines quote its configuration).
+      ctx.log.debug({ clientLog: `librdkafka CONFIG: ${echo}` }, `client: ${echo}`);
       // A client that echoes its configuration in its errors: once retriable, once for good.
       if (!failedOnce) {
         failedOnce = true;
