@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DashboardQueries } from '../src/app/dashboard/dashboard-queries.ts';
+import { DashboardQueries, HOST_PARAM } from '../src/app/dashboard/dashboard-queries.ts';
 
 const DB_MARK = 'hamstring_grafana_database';
 const CH = { type: 'grafana-clickhouse-datasource', uid: '${clickhouse}' };
@@ -20,6 +20,11 @@ const BUCKET_MS = '$__interval_s * 1000';
 const W = { since: FROM_MS, bucketMs: BUCKET_MS };
 
 const q = new DashboardQueries(DB_MARK);
+
+/** Grafana fills its `host` variable (a picker of known client IPs) in as a quoted literal. */
+function grafanaHost(sql: string): string {
+  return sql.replaceAll(HOST_PARAM, "'${host}'");
+}
 const withDb = (sql: string) => sql.replaceAll(DB_MARK, '${database}');
 const time = (col: string) => `toDateTime(intDiv(${col}, 1000)) AS time`;
 
@@ -214,13 +219,13 @@ function alerts() {
         ),
       ]),
       panel('table', "The host's latest lines (set host)", { x: 0, y: 18, w: 12, h: 10 }, [
-        chTarget(q.hostLineRows('${host}', 200), 'table'),
+        chTarget(grafanaHost(q.hostLineRows(200)), 'table'),
       ]),
       panel(
         'table',
         "Where the host's latest lines went: latency since line in per stage",
         { x: 12, y: 18, w: 12, h: 10 },
-        [chTarget(q.hostLineStages('${host}', 200), 'table')],
+        [chTarget(grafanaHost(q.hostLineStages(200)), 'table')],
       ),
     ],
     [{ name: 'host', label: 'Host', type: 'textbox', query: '', current: { text: '', value: '' } }],

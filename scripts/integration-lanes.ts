@@ -43,6 +43,8 @@ export const LANES: Readonly<Record<string, Lane>> = {
   // kill -9, SIGSTOP and restart of a ClickHouse of its own (test/helpers/own-clickhouse.ts), which
   // the text check would take for the run-wide one.
   'test/integration/monitoring/agent-recovery.test.ts': 'shared',
+  // Stops a ClickHouse of its own (password users, HTTPS); Kafka under names of its own.
+  'test/integration/monitoring/clickhouse-auth.test.ts': 'shared',
   // The shipped pipeline's fixed names; resetBroker() first.
   'test/integration/pipeline/collector-batch-bound.test.ts': 'pipeline',
   'test/integration/pipeline/collector-kill.test.ts': 'pipeline',
@@ -55,6 +57,7 @@ export const LANES: Readonly<Record<string, Lane>> = {
   // The default `hamstring.delivery-attempts` topic, which resetBroker() deletes.
   'test/integration/app/run-stages.test.ts': 'pipeline',
   'test/integration/app/run-example.test.ts': 'pipeline',
+  'test/integration/app/no-secrets-in-output.test.ts': 'pipeline',
   // Their own clusters or servers, on their own ports and data dirs.
   'test/integration/dev/local-cluster.test.ts': 'own',
   'test/integration/dev/local-clickhouse.test.ts': 'own',

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pino, type Logger } from 'pino';
+import { secretSafeOptions } from '../observability/logger.ts';
 import type { HamstringConfig } from '../config/index.ts';
 import type { HostTruth } from '../traffic/index.ts';
 import { ClickHouseReader } from './dashboard/clickhouse-reader.ts';
@@ -31,7 +32,10 @@ import type { TrafficFeed } from './traffic-feed.ts';
  */
 export function fileLogger(path: string, level: string): Logger {
   mkdirSync(dirname(path), { recursive: true });
-  return pino({ level, base: { pid: process.pid } }, pino.destination({ dest: path, sync: false }));
+  return pino(
+    { level, base: { pid: process.pid }, ...secretSafeOptions() },
+    pino.destination({ dest: path, sync: false }),
+  );
 }
 
 /**

@@ -1,7 +1,11 @@
 import { errorText } from '../errors/error-text.ts';
+import { registerSecret } from '../errors/secrets.ts';
+import { clickhouseTargetFromConfig } from '../monitoring/clickhouse-target.ts';
+import { classifyClickHouseError, FAILURE_TEXT, needsOperator } from '../monitoring/clickhouse-errors.ts';
 import type { HamstringConfig } from '../config/schema.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
 import {
+  clickhouseFailure,
   ClickHouseConnection,
   type ClickHouseTarget,
   type ClickHouseUnavailable,
@@ -38,7 +42,7 @@ export interface MonitoringAgentOptions {
   database?: string;
   /** Default: every monitoring table (TABLES). */
   tables?: readonly TableDef[];
-  /** Default `http://<clickhouse_server.hostname>:<port>`. */
+  /** Default `http(s)://<clickhouse_server.hostname>:<port>`; user and password default to the configured ones. */
   clickhouseUrl?: string;
   clickhouseUser?: string;
   clickhousePassword?: string;
@@ -140,17 +144,15 @@ class Agent implements MonitoringAgent {
     this.#tables = o.tables ?? TABLES;
     this.#attempts = o.attemptStore ?? new InMemoryAttemptStore();
     this.metrics = new MonitoringMetrics({ instance: instanceId });
-    const connector = config.pipeline.monitoring.clickhouse_connector;
-    const server = config.environment.monitoring.clickhouse_server;
-    const host = server.hostname.includes(':') ? `[${server.hostname}]` : server.hostname;
     this.#target = {
-      url: o.clickhouseUrl ?? `http://${host}:${server.port}`,
-      database: o.database ?? server.database,
-      connectTimeoutMs: connector.connect_timeout_seconds * 1000,
-      requestTimeoutMs: connector.operation_timeout_seconds * 1000,
+      ...clickhouseTargetFromConfig(config, {
+        ...(o.clickhouseUrl !== undefined ? { url: o.clickhouseUrl } : {}),
+        ...(o.database !== undefined ? { database: o.database } : {}),
+      }),
       ...(o.clickhouseUser !== undefined ? { username: o.clickhouseUser } : {}),
       ...(o.clickhousePassword !== undefined ? { password: o.clickhousePassword } : {}),
     };
+    registerSecret(this.#target.password);
     o.signal?.addEventListener('abort', () => this.#stopController.abort(), { once: true });
   }
 
@@ -172,7 +174,7 @@ class Agent implements MonitoringAgent {
   }
 
   async start(): Promise<void> {
-    this.#conn = await this.#connect();
+    this.#conn = await this.#connect({ failOnOperatorError: true });
     if (this.#conn) await this.#startWorker();
   }
 
@@ -273,8 +275,13 @@ class Agent implements MonitoringAgent {
     }
   }
 
-  /** Connects and brings the schema up to date, retrying with back-off until it works or the agent stops. */
-  async #connect(): Promise<ClickHouseConnection | undefined> {
+  /**
+   * Connects and brings the schema up to date, retrying with back-off until it works or the agent
+   * stops. At start, a failure only an operator can fix (wrong password, untrusted certificate,
+   * missing grant) rejects at once, naming the cause, instead of retrying forever; after an outage
+   * the agent keeps retrying (a password being rotated), each line naming the cause.
+   */
+  async #connect(opts: { failOnOperatorError?: boolean } = {}): Promise<ClickHouseConnection | undefined> {
     const started = this.#clock.now();
     for (let attempt = 1; !this.#stopping; attempt += 1) {
       this.metrics.reconnectAttempts.inc();
@@ -295,16 +302,25 @@ class Agent implements MonitoringAgent {
         return conn;
       } catch (e) {
         await conn?.close();
+        const kind = classifyClickHouseError(e);
+        if (opts.failOnOperatorError === true && needsOperator(kind)) {
+          this.#log.error(
+            { event: 'clickhouse-refused', cause: kind, err: errorText(e) },
+            `clickhouse: ${FAILURE_TEXT[kind]}; not retrying`,
+          );
+          throw clickhouseFailure(`connect to ${this.#target.url}`, e);
+        }
         const delay = this.#backOff(attempt, this.#clock.now() - started) ?? 30_000;
         this.#log.warn(
           {
             event: 'clickhouse-reconnect',
+            cause: kind,
             attempt,
             delayMs: delay,
             err: errorText(e),
             downMs: this.#clock.now() - started,
           },
-          'clickhouse: unreachable, retrying',
+          `clickhouse: ${FAILURE_TEXT[kind]}, retrying`,
         );
         await this.#clock.sleep(delay, this.#stopController.signal);
       }

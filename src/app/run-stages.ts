@@ -1,5 +1,6 @@
 import { bootstrapServers, unknownStageKeys, type HamstringConfig } from '../config/index.ts';
 import { threadPoolSize } from '../kafka/abandoned-clients.ts';
+import { endpointAccessToken } from '../config/endpoint-access.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
 import {
   hostWorkers,
@@ -26,13 +27,13 @@ export interface RunStagesOptions {
   stages: readonly Stage[];
   /** Stages (by name) that run at least once (sinks with side effects outside Kafka); the rest exactly once. */
   atLeastOnce?: ReadonlySet<string>;
-  /** Default `process.env`: HAMSTRING_LOG_LEVEL, HAMSTRING_INSTANCE_ID, batch overrides, UV_THREADPOOL_SIZE. */
+  /** Default `process.env`: HAMSTRING_LOG_LEVEL, HAMSTRING_INSTANCE_ID, batch overrides, UV_THREADPOOL_SIZE, HAMSTRING_ACCESS_TOKEN(_FILE). */
   env?: NodeJS.ProcessEnv;
   /** Default: a JSON logger on stdout at the configured base level. */
   log?: Logger;
   /** Signals that stop the workers gracefully (a second one exits at once). Default SIGTERM and SIGINT. */
   signals?: NodeJS.Signals[];
-  /** Address of the health server (`runtime.health_port`). Default 127.0.0.1. */
+  /** Address of the health server (`--health-host`); default `runtime.health_host` (127.0.0.1). */
   healthHost?: string;
   /** Test seams: the Kafka clients and the worker hooks. */
   clients?: KafkaClientFactory;
@@ -120,12 +121,15 @@ export async function runStages(options: RunStagesOptions): Promise<RunningStage
   );
   let host;
   try {
+    const accessToken = endpointAccessToken(config.endpoints, env);
     host = await hostWorkers({
       workers,
       log,
       healthPort: config.runtime.health_port,
       metrics: config.runtime.metrics,
-      ...(options.healthHost !== undefined ? { healthHost: options.healthHost } : {}),
+      healthHost: options.healthHost ?? config.runtime.health_host,
+      healthHostKey: options.healthHost !== undefined ? '--health-host' : 'runtime.health_host',
+      ...(accessToken !== undefined ? { accessToken } : {}),
       ...(options.signals ? { signals: options.signals } : {}),
     });
   } catch (e) {

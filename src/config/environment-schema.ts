@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clickhouseServerSchema } from './clickhouse-schema.ts';
 import { addProblem, asRecord, whenPositiveIntegers } from './refinements.ts';
 import { recordErrorsSchema } from './record-errors-schema.ts';
 import {
@@ -132,15 +133,7 @@ export const environmentSchema = z
     kafka_bootstrap_servers: bootstrapServerList().optional(),
     kafka_topics_prefix: z.strictObject({ pipeline: topicPrefixesSchema.prefault({}) }).prefault({}),
     monitoring: z.strictObject({
-      clickhouse_server: z.strictObject({
-        hostname: nonEmptyString(),
-        port: port().default(8123),
-        /** Where the agent writes and the dashboard reads; created when missing. */
-        database: z
-          .string()
-          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a ClickHouse identifier ([A-Za-z_][A-Za-z0-9_]*)')
-          .default('default'),
-      }),
+      clickhouse_server: clickhouseServerSchema,
     }),
     kafka_consumer: kafkaConsumerSchema.prefault({}),
     kafka_producer: kafkaProducerSchema.prefault({}),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dashboardSchema } from './dashboard-schema.ts';
+import { endpointsSchema, healthHostSchema } from './endpoint-schema.ts';
 import { environmentSchema } from './environment-schema.ts';
 import { pipelineSchema } from './pipeline-schema.ts';
 import { intBetween, nonEmptyString } from './value-schemas.ts';
@@ -18,6 +19,7 @@ const runtimeSchema = z.strictObject({
   instance_id: nonEmptyString().optional(),
   /** HTTP port of the health endpoint; 0 disables it. */
   health_port: intBetween(0, 65535).default(0),
+  health_host: healthHostSchema,
   /** Prometheus series on /metrics of the health port; false leaves /metrics empty (probes still served). */
   metrics: z.boolean().default(true),
   /** State stores of stateful stages: local copies and changelog topics. */
@@ -47,6 +49,7 @@ export const hamstringConfigSchema = z.strictObject({
   environment: environmentSchema,
   runtime: runtimeSchema.prefault({}),
   dashboard: dashboardSchema.prefault({}),
+  endpoints: endpointsSchema.prefault({}),
 });
 
 /** A validated configuration with every default filled in. */

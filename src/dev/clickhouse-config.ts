@@ -66,6 +66,30 @@ export function clickHouseServerArgs(configFile: string, dataDir: string, ports:
   ];
 }
 
+/** Login and TLS of a test server (see {@link clickHouseSecurityArgs}). */
+export interface ClickHouseSecurity {
+  /** A users.xml of its own (users with passwords) instead of Debian's passwordless `default`. */
+  usersConfig?: string;
+  /** An HTTPS listener with this PEM certificate and key (ClickHouse 18.16's build has OpenSSL). */
+  https?: { port: number; certificateFile: string; privateKeyFile: string };
+}
+
+/** Config overrides for {@link ClickHouseSecurity}, appended to {@link clickHouseServerArgs}. */
+export function clickHouseSecurityArgs(security: ClickHouseSecurity): string[] {
+  const args: string[] = [];
+  if (security.usersConfig !== undefined) args.push(`--users_config=${security.usersConfig}`);
+  if (security.https) {
+    args.push(
+      `--https_port=${security.https.port}`,
+      `--openSSL.server.certificateFile=${security.https.certificateFile}`,
+      `--openSSL.server.privateKeyFile=${security.https.privateKeyFile}`,
+      // Debian's config names a dhparam file it does not ship; empty means OpenSSL's built-in groups.
+      '--openSSL.server.dhParamsFile=',
+    );
+  }
+  return args;
+}
+
 /** State file of a running server: enough for another process to attach, kill or restart it. */
 export const clickHouseRunningSchema = z.object({
   pid: z.number().int(),
@@ -74,6 +98,8 @@ export const clickHouseRunningSchema = z.object({
   httpPort: z.number().int(),
   tcpPort: z.number().int(),
   interserverPort: z.number().int(),
+  /** {@link clickHouseSecurityArgs}, so a restart from another process keeps them. */
+  extraArgs: z.array(z.string()).optional(),
   startedAt: z.string(),
 });
 export type ClickHouseRunningState = z.infer<typeof clickHouseRunningSchema>;

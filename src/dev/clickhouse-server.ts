@@ -6,8 +6,10 @@ import {
   clickHouseLayoutSchema,
   clickHousePorts,
   clickHouseRunningSchema,
+  clickHouseSecurityArgs,
   clickHouseServerArgs,
   type ClickHousePorts,
+  type ClickHouseSecurity,
   type ClickHouseRunningState,
 } from './clickhouse-config.ts';
 import { findClickHouseServer } from './executables.ts';
@@ -35,6 +37,11 @@ export interface ClickHouseOptions {
   configFile?: string;
   /** Default 60 s. */
   readyTimeoutMs?: number;
+  /**
+   * Users with passwords and an HTTPS port. The users file must keep a passwordless `default` user
+   * on loopback: the readiness check logs in as it.
+   */
+  security?: ClickHouseSecurity;
 }
 
 const DEFAULT_READY_TIMEOUT_MS = 60_000;
@@ -55,6 +62,7 @@ export class LocalClickHouse {
   private readonly ports: ClickHousePorts;
   private readonly binary: string;
   private readonly configFile: string;
+  private readonly extraArgs: readonly string[];
   private child: DetachedProcess | undefined;
 
   private constructor(
@@ -69,6 +77,7 @@ export class LocalClickHouse {
     this.url = `http://127.0.0.1:${state.httpPort}`;
     this.binary = state.binary;
     this.configFile = state.configFile;
+    this.extraArgs = state.extraArgs ?? [];
     this.wasAlreadyRunning = attached;
   }
 
@@ -101,7 +110,12 @@ export class LocalClickHouse {
     writeStateFile(files.layoutFile, { httpPort: ports.httpPort, tcpPort: ports.tcpPort });
     const server = new LocalClickHouse(
       dataDir,
-      { binary: findClickHouseServer(), configFile, ...ports },
+      {
+        binary: findClickHouseServer(),
+        configFile,
+        ...ports,
+        ...(opts.security ? { extraArgs: clickHouseSecurityArgs(opts.security) } : {}),
+      },
       false,
     );
     await server.launch(readyTimeoutMs);
@@ -173,15 +187,14 @@ export class LocalClickHouse {
       { port: this.ports.interserverPort, purpose: 'ClickHouse interserver HTTP (tcp port + 9)' },
     ]);
     mkdirSync(files.tmpPath, { recursive: true });
-    this.child = spawnDetached(this.binary, clickHouseServerArgs(this.configFile, this.dataDir, this.ports), {
-      cwd: this.dataDir,
-      outputFile: files.processLog,
-    });
+    const args = [...clickHouseServerArgs(this.configFile, this.dataDir, this.ports), ...this.extraArgs];
+    this.child = spawnDetached(this.binary, args, { cwd: this.dataDir, outputFile: files.processLog });
     const state: ClickHouseRunningState = {
       pid: this.child.pid,
       binary: this.binary,
       configFile: this.configFile,
       ...this.ports,
+      ...(this.extraArgs.length > 0 ? { extraArgs: [...this.extraArgs] } : {}),
       startedAt: new Date().toISOString(),
     };
     writeStateFile(files.runningFile, state);

@@ -11,6 +11,7 @@ import {
   type TableDef,
 } from './tables.ts';
 import { HamstringError } from '../errors/hamstring-error.ts';
+import { classifyClickHouseError, FAILURE_TEXT, type ClickHouseFailureKind } from './clickhouse-errors.ts';
 
 /** Where ClickHouse is and how long its calls may take (config: clickhouse_connector, clickhouse_server). */
 export interface ClickHouseTarget {
@@ -22,7 +23,12 @@ export interface ClickHouseTarget {
   requestTimeoutMs: number;
   username?: string;
   password?: string;
+  /** PEM of the CA to trust when `url` is https (config: clickhouse_server.tls.ca_file). */
+  ca?: Buffer;
 }
+
+/** Values bound to `{name:String}` placeholders of a query (see {@link ClickHouseConnection.query}). */
+export type QueryParams = Record<string, string>;
 
 export interface ServerVersion {
   major: number;
@@ -40,13 +46,31 @@ export function supportsDeduplicationToken(v: ServerVersion): boolean {
   return v.major > 22 || (v.major === 22 && v.minor >= 2);
 }
 
-/** ClickHouse did not answer, or failed a request in a way a retry later may fix. */
+/** Query parameters (`{name:Type}` bound by the server) arrived in ClickHouse 19.x. */
+export function supportsQueryParameters(v: ServerVersion): boolean {
+  return v.major >= 20;
+}
+
+/**
+ * ClickHouse did not answer or refused a request; `kind` says why (see clickhouse-errors.ts): a
+ * retry later may fix `unreachable` and `server`, only the operator `authentication`, `tls` and
+ * `access-denied`.
+ */
 export class ClickHouseUnavailable extends HamstringError {
   override readonly name = 'ClickHouseUnavailable';
   readonly code = 'CLICKHOUSE_UNAVAILABLE';
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly kind: ClickHouseFailureKind;
+  constructor(message: string, options?: { cause?: unknown; kind?: ClickHouseFailureKind }) {
     super(message, options);
+    this.kind = options?.kind ?? classifyClickHouseError(options?.cause);
   }
+}
+
+/** A ClickHouseUnavailable whose message starts with what failed and names the cause. */
+export function clickhouseFailure(what: string, e: unknown): ClickHouseUnavailable {
+  if (e instanceof ClickHouseUnavailable) return e;
+  const kind = classifyClickHouseError(e);
+  return new ClickHouseUnavailable(`${what}: ${FAILURE_TEXT[kind]}: ${errorText(e)}`, { cause: e, kind });
 }
 
 async function withTimeout<T>(
@@ -59,7 +83,7 @@ async function withTimeout<T>(
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       controller.abort();
-      reject(new ClickHouseUnavailable(`${what}: no answer within ${ms} ms`));
+      reject(new ClickHouseUnavailable(`${what}: no answer within ${ms} ms`, { kind: 'unreachable' }));
     }, ms);
   });
   try {
@@ -91,6 +115,7 @@ export class ClickHouseConnection {
       log: { level: ClickHouseLogLevel.OFF },
       ...(target.username !== undefined ? { username: target.username } : {}),
       ...(target.password !== undefined ? { password: target.password } : {}),
+      ...(target.ca !== undefined ? { tls: { ca_cert: target.ca } } : {}),
     });
     try {
       const text = await withTimeout(target.connectTimeoutMs, `connect to ${target.url}`, async (signal) => {
@@ -105,10 +130,26 @@ export class ClickHouseConnection {
       return new ClickHouseConnection(client, target, parseVersion(text));
     } catch (e) {
       await client.close().catch(() => undefined);
-      throw e instanceof ClickHouseUnavailable
-        ? e
-        : new ClickHouseUnavailable(`connect to ${target.url}: ${errorText(e)}`, { cause: e });
+      throw clickhouseFailure(`connect to ${target.url}`, e);
     }
+  }
+
+  /**
+   * Runs a SELECT whose user-supplied values are placeholders `{name:String}`, never text of the
+   * SQL: the server binds them (query parameters) when it can; servers before 20.x cannot, and for
+   * them, only here, each placeholder is replaced by the value as an escaped string literal.
+   */
+  async query<T>(query: string, params: QueryParams = {}, signal?: AbortSignal): Promise<T[]> {
+    const names = Object.keys(params);
+    const native = supportsQueryParameters(this.version);
+    const text = native || names.length === 0 ? query : bindLiterals(query, params);
+    const rs = await this.client.query({
+      query: text,
+      format: 'JSONEachRow',
+      ...(native && names.length > 0 ? { query_params: params } : {}),
+      ...(signal ? { abort_signal: signal } : {}),
+    });
+    return rs.json<T>();
   }
 
   async command(query: string): Promise<void> {
@@ -165,6 +206,19 @@ export class ClickHouseConnection {
   async close(): Promise<void> {
     await this.client.close().catch(() => undefined);
   }
+}
+
+/**
+ * Replaces each `{name:String}` placeholder by its value as a string literal. A placeholder without
+ * a value, or of another type, is an error: nothing user-supplied is ever pasted in unescaped.
+ */
+export function bindLiterals(query: string, params: QueryParams): string {
+  return query.replace(/\{([A-Za-z_][A-Za-z0-9_]*):([A-Za-z0-9_]+)\}/g, (_, name: string, type: string) => {
+    const value = params[name];
+    if (type !== 'String' || value === undefined)
+      throw new Error(`query parameter {${name}:${type}}: no String value bound`);
+    return stringLiteral(value);
+  });
 }
 
 /** A ClickHouse string literal. */

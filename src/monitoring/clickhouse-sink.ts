@@ -2,7 +2,9 @@ import { errorText } from '../errors/error-text.ts';
 import type { Logger } from '../observability/logger.ts';
 import { deadLetterOf } from '../runtime/record-errors/dead-letter.ts';
 import type { ProcessResult, Stage, StageContext, StageOutput, StageRecord } from '../runtime/stage.ts';
+import { classifyClickHouseError } from './clickhouse-errors.ts';
 import {
+  clickhouseFailure,
   ClickHouseUnavailable,
   supportsDeduplicationToken,
   type ClickHouseConnection,
@@ -115,15 +117,11 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
 }
 
 /**
- * ClickHouse error codes that mean "this data cannot be inserted", as opposed to "the server is not
- * there or not well": parsing, type and size errors. A chunk failing with one is retried row by row
- * so only the offending rows are dead-lettered.
+ * True when ClickHouse refused the data itself (parse, type, size), not the connection or the login:
+ * a chunk failing so is retried row by row and only the offending rows are dead-lettered.
  */
-const DATA_ERROR_CODES = new Set(['6', '26', '27', '38', '41', '53', '69', '70', '72', '117', '131']);
-
 export function isDataError(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && DATA_ERROR_CODES.has(code);
+  return classifyClickHouseError(e) === 'rejected-row';
 }
 
 /** Identity of a row as text, for dedup tokens and logs. */
@@ -246,7 +244,7 @@ export function clickHouseSinkStage(o: ClickHouseSinkOptions): Stage {
       } catch (e) {
         if (!(e instanceof ClickHouseUnavailable)) throw e;
         o.log.warn(
-          { event: 'clickhouse-insert-failed', err: errorText(e), cause: errorText(e.cause) },
+          { event: 'clickhouse-insert-failed', cause: e.kind, err: errorText(e) },
           'clickhouse: insert failed; the batch is discarded and replayed after reconnecting',
         );
         o.onUnavailable(e);
@@ -271,7 +269,5 @@ function refused(record: StageRecord, e: unknown): RejectedRecord {
 }
 
 function unavailable(table: string, e: unknown): ClickHouseUnavailable {
-  return e instanceof ClickHouseUnavailable
-    ? e
-    : new ClickHouseUnavailable(`insert into ${table} failed: ${errorText(e)}`, { cause: e });
+  return clickhouseFailure(`insert into ${table} failed`, e);
 }

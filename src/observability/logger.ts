@@ -1,4 +1,5 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { hasSecrets, REDACTED, scrubSecrets } from '../errors/secrets.ts';
 import { RepeatFilter, repeatKey } from './repeat-filter.ts';
 
 export type { Logger };
@@ -39,9 +40,56 @@ export function repeatLimitHooks(
 }
 
 /**
+ * Fields that hold a secret wherever a log call passes a config object or a request: their values are
+ * replaced by pino before serialisation. Secrets inside free text (an error message echoing a
+ * client's configuration) are caught after serialisation by {@link secretHooks}.
+ */
+export const REDACT_PATHS: readonly string[] = [
+  'password',
+  'token',
+  'authorization',
+  'access_token',
+  'sasl.password',
+  'ssl.key.password',
+  '*.password',
+  '*.token',
+  '*.authorization',
+  '*.access_token',
+  '*.sasl.password',
+  '*.ssl.key.password',
+  '*.*.password',
+  '*.*.token',
+  "*['sasl.password']",
+  "*['ssl.key.password']",
+  "['sasl.password']",
+  "['ssl.key.password']",
+  'headers.authorization',
+  'headers.cookie',
+  '*.headers.authorization',
+  '*.headers.cookie',
+];
+
+/** pino's redaction of {@link REDACT_PATHS}. */
+export const redactOptions: NonNullable<LoggerOptions['redact']> = {
+  paths: [...REDACT_PATHS],
+  censor: REDACTED,
+};
+
+/** Replaces every registered secret (src/errors/secrets.ts) in each serialised line. */
+export function scrubLine(line: string): string {
+  return hasSecrets() || line.includes('://') ? scrubSecrets(line) : line;
+}
+
+/** What every pino logger of the project sets so that no secret reaches its output. */
+export function secretSafeOptions(): Pick<LoggerOptions, 'redact' | 'hooks'> {
+  return { redact: redactOptions, hooks: { streamWrite: scrubLine } };
+}
+
+/**
  * The process logger: JSON lines on stdout (or stderr for CLIs that print results on stdout).
  * Level: `level` when given (the application layer resolves it from config.yaml), else
  * HAMSTRING_LOG_LEVEL, default info. Repeated warnings are rate-limited (HAMSTRING_LOG_REPEAT_INTERVAL_MS).
+ * Secrets never reach the output: config-shaped fields are redacted, registered secrets scrubbed.
  */
 export function createLogger(
   bindings: Record<string, unknown> = {},
@@ -52,7 +100,8 @@ export function createLogger(
     {
       level,
       base: { pid: process.pid, ...bindings },
-      hooks: repeatLimitHooks(repeatIntervalMs(process.env)),
+      redact: redactOptions,
+      hooks: { ...repeatLimitHooks(repeatIntervalMs(process.env)), streamWrite: scrubLine },
     },
     pino.destination({ fd: destination, sync: false }),
   );

@@ -1,6 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry, type Registry } from 'prom-client';
+import { assertBindAllowed } from '../config/endpoint-access.ts';
+import { errorText } from '../errors/error-text.ts';
+import { scrubSecrets } from '../errors/secrets.ts';
+import { admit, applyLimits, DEFAULT_HTTP_LIMITS, serverOptions, type HttpLimits } from './http-guard.ts';
 import type { WorkerStatus } from './worker/transactional-worker.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
 
@@ -14,8 +18,17 @@ export interface HealthTarget {
 export interface HealthServerOptions {
   /** 0 picks a free port (see {@link HealthServer.port}). */
   port: number;
-  /** Default 127.0.0.1; use 0.0.0.0 in a container so the orchestrator's probes reach it. */
+  /**
+   * Default 127.0.0.1. Another address (0.0.0.0 in a container, so the orchestrator's probes reach
+   * it) needs `accessToken`: the start is refused with a ConfigError otherwise.
+   */
   host?: string;
+  /** Every request must carry it (see http-guard.ts); probes send `Authorization: Bearer <token>`. */
+  accessToken?: string;
+  /** The config key or option that set `host`, named in the refusal; default `runtime.health_host`. */
+  hostKey?: string;
+  /** Default {@link DEFAULT_HTTP_LIMITS}. */
+  limits?: Partial<HttpLimits>;
   /** Asked on every request, so workers started or replaced later are seen. */
   workers: () => readonly HealthTarget[];
 }
@@ -46,7 +59,7 @@ export interface WorkerHealth {
 }
 
 /**
- * Serves the process's probes and metrics over HTTP:
+ * Serves the process's probes and metrics over HTTP (limits and access token: http-guard.ts):
  * - `GET /livez`: 200 when every worker is live (none failed, none stuck), else 503.
  * - `GET /readyz`: 200 when there is at least one worker and every worker is ready (running,
  *   assigned, and its Kafka clients not cut off from every broker), else 503; a worker that is not
@@ -56,15 +69,20 @@ export interface WorkerHealth {
  *   each registry's `stage` and `instance` default labels.
  */
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
-  const server = createServer((req, res) => {
+  const host = options.host ?? '127.0.0.1';
+  assertBindAllowed(host, options.accessToken, options.hostKey ?? 'runtime.health_host');
+  const limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
+  const server = createServer(serverOptions(limits), (req, res) => {
+    if (!admit(req, res, { token: options.accessToken, limits })) return;
     handle(req, res, options.workers).catch((e: unknown) => {
-      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', `health: ${String(e)}\n`);
+      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', `health: ${errorText(e)}\n`);
       else res.destroy();
     });
   });
+  applyLimits(server, limits);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host ?? '127.0.0.1', () => {
+    server.listen(options.port, host, () => {
       server.off('error', reject);
       resolve();
     });
@@ -134,5 +152,6 @@ function toHealth(s: WorkerStatus): WorkerHealth {
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {
   res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
-  res.end(res.req.method === 'HEAD' ? undefined : body);
+  // A failure text or a metric label may quote a client's configuration: no secret leaves here.
+  res.end(res.req.method === 'HEAD' ? undefined : scrubSecrets(body));
 }

@@ -23,8 +23,12 @@ export async function hostWorkers(args: {
   log: Logger;
   /** Serves /livez, /readyz and /metrics on this port; absent or 0: no health server. */
   healthPort?: number;
-  /** Default 127.0.0.1; 0.0.0.0 in a container, so the orchestrator's probes reach it. */
+  /** Default 127.0.0.1; 0.0.0.0 in a container, so the orchestrator's probes reach it (needs `accessToken`). */
   healthHost?: string;
+  /** The config key or option that set `healthHost`, named when the bind is refused. */
+  healthHostKey?: string;
+  /** Required on every health request when set (see http-guard.ts). */
+  accessToken?: string;
   /** false: /metrics exposes no series (config `runtime.metrics`); the probes are served all the same. Default true. */
   metrics?: boolean;
   signals?: NodeJS.Signals[];
@@ -38,6 +42,8 @@ export async function hostWorkers(args: {
           port: args.healthPort,
           workers: targets,
           ...(args.healthHost !== undefined ? { host: args.healthHost } : {}),
+          ...(args.healthHostKey !== undefined ? { hostKey: args.healthHostKey } : {}),
+          ...(args.accessToken !== undefined ? { accessToken: args.accessToken } : {}),
         })
       : undefined;
   let healthClosed: Promise<void> | undefined;

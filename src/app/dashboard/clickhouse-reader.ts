@@ -1,5 +1,9 @@
 import { errorText } from '../../errors/error-text.ts';
-import { ClickHouseConnection, type ClickHouseTarget } from '../../monitoring/clickhouse-connection.ts';
+import {
+  ClickHouseConnection,
+  type ClickHouseTarget,
+  type QueryParams,
+} from '../../monitoring/clickhouse-connection.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -12,7 +16,8 @@ export class ClickHouseReader {
 
   constructor(readonly target: ClickHouseTarget) {}
 
-  async rows(query: string): Promise<Row[]> {
+  /** Runs `query`; values a request supplied are `{name:String}` placeholders bound from `params`. */
+  async rows(query: string, params: QueryParams = {}): Promise<Row[]> {
     this.#conn ??= ClickHouseConnection.open(this.target);
     let conn: ClickHouseConnection;
     try {
@@ -22,8 +27,7 @@ export class ClickHouseReader {
       throw e;
     }
     try {
-      const rs = await conn.client.query({ query, format: 'JSONEachRow' });
-      return await rs.json<Row>();
+      return await conn.query<Row>(query, params);
     } catch (e) {
       // A refused connection means the server went away: reconnect next time. A query error
       // (bad SQL, missing table) keeps the connection.

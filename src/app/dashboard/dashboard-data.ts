@@ -156,7 +156,9 @@ export class DashboardData {
   }
 
   async alerts(opts: { host?: string; since?: number; limit: number }): Promise<AlertView[]> {
-    return (await this.reader.rows(this.queries.alerts(opts))).map((r) => alertView(r, this.onlyDetector));
+    return (
+      await this.reader.rows(this.queries.alerts(opts), opts.host === undefined ? {} : { host: opts.host })
+    ).map((r) => alertView(r, this.onlyDetector));
   }
 
   async alertsAfter(after: number, limit: number): Promise<AlertView[]> {
@@ -198,12 +200,12 @@ export class DashboardData {
     };
     const lineRows = await attempt(
       'lines',
-      () => this.reader.rows(this.queries.hostLineRows(host, limit)),
+      () => this.reader.rows(this.queries.hostLineRows(limit), { host }),
       [],
     );
     const stageRows = await attempt(
       'stages',
-      () => this.reader.rows(this.queries.hostLineStages(host, limit)),
+      () => this.reader.rows(this.queries.hostLineStages(limit), { host }),
       [],
     );
     const alerts = await attempt('alerts', () => this.alerts({ host, limit: 50 }), []);

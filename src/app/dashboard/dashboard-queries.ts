@@ -1,15 +1,17 @@
-import { stringLiteral } from '../../monitoring/clickhouse-connection.ts';
 import { dedupViewName, qualified, type TableName } from '../../monitoring/tables.ts';
 
 /**
  * The dashboard's ClickHouse queries. They run on ClickHouse 18.16 (Debian's package) as on current
- * servers, so: literals instead of query parameters, one JOIN per SELECT (nested subqueries for
+ * servers, so: one JOIN per SELECT (nested subqueries for
  * more), `JOIN ... USING` (no `ON`), epoch-millisecond Int64 timestamps bucketed with `intDiv`.
  *
  * Replays of the monitoring agent may leave duplicate rows until a merge (see
  * src/monitoring/queries.ts). Counts read the `_dedup` views; `min`, `max`, `any` and
  * `uniqExact` give the same answer with or without duplicates, so those read the plain tables and
  * skip the cost of FINAL.
+ *
+ * A value from a request (the host filter) never becomes SQL text here: it is the placeholder
+ * {@link HOST_PARAM}, bound by ClickHouseConnection.query (server-side where the server can).
  */
 export interface Window {
   /** Start of the window, epoch ms. */
@@ -32,6 +34,9 @@ function sql(x: SqlInt): string {
 export function bucketFor(windowMs: number): number {
   return Math.max(1000, Math.round(windowMs / 180 / 1000) * 1000);
 }
+
+/** The placeholder of the host filter; its value goes in the query's params as `host`. */
+export const HOST_PARAM = '{host:String}';
 
 export class DashboardQueries {
   constructor(private readonly database: string) {}
@@ -205,7 +210,7 @@ export class DashboardQueries {
    */
   alerts(opts: { host?: string; since?: number; limit: number }): string {
     const conditions = [
-      ...(opts.host === undefined ? [] : [`client_ip = ${stringLiteral(opts.host)}`]),
+      ...(opts.host === undefined ? [] : [`client_ip = ${HOST_PARAM}`]),
       ...(opts.since === undefined ? [] : [`alert_timestamp >= ${Math.trunc(opts.since)}`]),
     ];
     const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
@@ -237,26 +242,26 @@ export class DashboardQueries {
     ].join('\n');
   }
 
-  private hostLines(host: string, limit: number): string {
-    return `SELECT logline_id FROM (SELECT logline_id, max(timestamp) AS ts FROM ${this.table('loglines')} WHERE client_ip = ${stringLiteral(host)} GROUP BY logline_id ORDER BY ts DESC LIMIT ${Math.trunc(limit)})`;
+  private hostLines(limit: number): string {
+    return `SELECT logline_id FROM (SELECT logline_id, max(timestamp) AS ts FROM ${this.table('loglines')} WHERE client_ip = ${HOST_PARAM} GROUP BY logline_id ORDER BY ts DESC LIMIT ${Math.trunc(limit)})`;
   }
 
-  /** One host's latest lines: rows `{logline_id, timestamp, status, record_type, subnet_id, additional_fields}`. */
-  hostLineRows(host: string, limit: number): string {
+  /** One host's ({@link HOST_PARAM}) latest lines: rows `{logline_id, timestamp, status, record_type, subnet_id, additional_fields}`. */
+  hostLineRows(limit: number): string {
     return [
       'SELECT logline_id, any(timestamp) AS timestamp, any(status) AS status, any(record_type) AS record_type,',
       '  any(subnet_id) AS subnet_id, any(additional_fields) AS additional_fields',
-      `FROM ${this.table('loglines')} WHERE logline_id IN (${this.hostLines(host, limit)})`,
+      `FROM ${this.table('loglines')} WHERE logline_id IN (${this.hostLines(limit)})`,
       'GROUP BY logline_id ORDER BY timestamp DESC',
     ].join('\n');
   }
 
   /**
-   * Where each of the host's latest lines went: rows `{logline_id, stage, t, latency_ms, status}`
+   * Where each of the host's ({@link HOST_PARAM}) latest lines went: rows `{logline_id, stage, t, latency_ms, status}`
    * (status: the line's last status at a line-level stage, empty for batch stages).
    */
-  hostLineStages(host: string, limit: number): string {
-    const lines = this.hostLines(host, limit);
+  hostLineStages(limit: number): string {
+    const lines = this.hostLines(limit);
     return [
       'SELECT logline_id, stage, t, latency_ms, status FROM',
       `(${this.lineStageLatency(0, lines)})`,

@@ -33,6 +33,8 @@ export interface SourceStatus {
 
 export interface MetricsHistoryOptions {
   sources: readonly MetricsSource[];
+  /** Sent as `Authorization: Bearer` to `/metrics` URLs (workers whose health servers require it). */
+  accessToken?: string;
   intervalMs: number;
   windowMs: number;
   log: Logger;
@@ -73,7 +75,9 @@ export class MetricsHistory {
   /** Scrapes every source once and appends a point (also used by tests and on demand). */
   async sample(now = Date.now()): Promise<void> {
     const timeout = this.opts.scrapeTimeoutMs ?? this.opts.intervalMs;
-    const results = await Promise.allSettled(this.opts.sources.map((s) => scrapeSource(s, timeout)));
+    const results = await Promise.allSettled(
+      this.opts.sources.map((s) => scrapeSource(s, timeout, this.opts.accessToken)),
+    );
     const samples: PromSample[] = [];
     this.#status = results.map((r, i) => {
       const source = sourceLabel(this.opts.sources[i]!, i);

@@ -30,10 +30,20 @@ export function sourceLabel(source: MetricsSource, index: number): string {
   return typeof source === 'string' ? source : `registry #${index + 1}`;
 }
 
-/** Reads one source; rejects when the endpoint fails or does not answer within `timeoutMs`. */
-export async function scrapeSource(source: MetricsSource, timeoutMs: number): Promise<PromSample[]> {
+/**
+ * Reads one source; rejects when the endpoint fails or does not answer within `timeoutMs`. `token`
+ * goes with URL sources as `Authorization: Bearer` (health servers bound beyond loopback require it).
+ */
+export async function scrapeSource(
+  source: MetricsSource,
+  timeoutMs: number,
+  token?: string,
+): Promise<PromSample[]> {
   if (typeof source !== 'string') return parsePrometheusText(await source.metrics());
-  const res = await fetch(source, { signal: AbortSignal.timeout(timeoutMs) });
+  const res = await fetch(source, {
+    signal: AbortSignal.timeout(timeoutMs),
+    ...(token !== undefined ? { headers: { authorization: `Bearer ${token}` } } : {}),
+  });
   if (!res.ok) throw new Error(`GET ${source}: HTTP ${res.status}`);
   return parsePrometheusText(await res.text());
 }

@@ -5,8 +5,18 @@ import type { AddressInfo } from 'node:net';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HamstringConfig } from '../../config/index.ts';
+import { assertBindAllowed, endpointAccessToken } from '../../config/endpoint-access.ts';
 import { errorText } from '../../errors/error-text.ts';
+import { scrubSecrets } from '../../errors/secrets.ts';
+import {
+  admit,
+  applyLimits,
+  DEFAULT_HTTP_LIMITS,
+  serverOptions,
+  type HttpLimits,
+} from '../../runtime/http-guard.ts';
 import type { ClickHouseTarget } from '../../monitoring/clickhouse-connection.ts';
+import { clickhouseTargetFromConfig } from '../../monitoring/clickhouse-target.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { ClickHouseReader } from './clickhouse-reader.ts';
 import { DashboardData } from './dashboard-data.ts';
@@ -19,8 +29,16 @@ import type { MetricsSource } from './metrics-source.ts';
 export interface DashboardOptions {
   /** 0 picks a free port (see {@link Dashboard.url}). */
   port: number;
-  /** Default 127.0.0.1. */
+  /** Default 127.0.0.1. Another address needs `accessToken` (the start is refused with a ConfigError otherwise). */
   host?: string;
+  /**
+   * Every request must carry it: `Authorization: Bearer <token>`, or the cookie a browser gets by
+   * opening a page once with `?access_token=<token>` (src/runtime/http-guard.ts). Also sent to the
+   * workers' `/metrics` URLs: one token guards a deployment's endpoints.
+   */
+  accessToken?: string;
+  /** Default DEFAULT_HTTP_LIMITS (slow clients, header and URL sizes). */
+  limits?: Partial<HttpLimits>;
   /** The ClickHouse the monitoring agent writes to. */
   clickhouse: ClickHouseTarget;
   /** The workers' metrics: `/metrics` URLs or in-process registries. None: the metric charts stay empty. */
@@ -50,20 +68,16 @@ export function dashboardOptionsFromConfig(
   config: HamstringConfig,
   extra: { log: Logger; metricsSources?: readonly MetricsSource[]; database?: string },
 ): DashboardOptions {
-  const server = config.environment.monitoring.clickhouse_server;
-  const connector = config.pipeline.monitoring.clickhouse_connector;
-  const host = server.hostname.includes(':') ? `[${server.hostname}]` : server.hostname;
+  const accessToken = endpointAccessToken(config.endpoints);
   return {
     port: config.dashboard.port,
     host: config.dashboard.host,
+    ...(accessToken !== undefined ? { accessToken } : {}),
     refreshMs: config.dashboard.refresh_ms,
     windowMs: config.dashboard.window_minutes * 60_000,
-    clickhouse: {
-      url: `http://${host}:${server.port}`,
-      database: extra.database ?? server.database,
-      connectTimeoutMs: connector.connect_timeout_seconds * 1000,
-      requestTimeoutMs: connector.operation_timeout_seconds * 1000,
-    },
+    clickhouse: clickhouseTargetFromConfig(config, {
+      ...(extra.database !== undefined ? { database: extra.database } : {}),
+    }),
     log: extra.log,
     ...(extra.metricsSources ? { metricsSources: extra.metricsSources } : {}),
     ...(config.pipeline.data_analysis.length === 1
@@ -90,13 +104,22 @@ const TYPES: Record<string, string> = {
  * `/api/config`) and static files. The pages poll the JSON every `refreshMs`.
  */
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
+  const bindHost = options.host ?? '127.0.0.1';
+  assertBindAllowed(bindHost, options.accessToken, 'dashboard.host');
+  const limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
   const refreshMs = options.refreshMs ?? 2000;
   const windowMs = options.windowMs ?? 15 * 60_000;
   const log = options.log.child({ component: 'dashboard' });
   const reader = new ClickHouseReader(options.clickhouse);
   const history =
     options.metricsSources && options.metricsSources.length > 0
-      ? new MetricsHistory({ sources: options.metricsSources, intervalMs: refreshMs, windowMs, log })
+      ? new MetricsHistory({
+          sources: options.metricsSources,
+          intervalMs: refreshMs,
+          windowMs,
+          log,
+          ...(options.accessToken !== undefined ? { accessToken: options.accessToken } : {}),
+        })
       : undefined;
   const data = new DashboardData(
     reader,
@@ -113,9 +136,12 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     '/api/host': (q) => data.host(q.get('ip') ?? '', limitOf(q, 100, 500)),
   };
 
-  const server = createServer((req, res) => {
+  const server = createServer(serverOptions(limits), (req, res) => {
+    if (!admit(req, res, { token: options.accessToken, limits })) return;
     handle(req, res).catch((e: unknown) => {
-      log.warn({ url: req.url, error: errorText(e) }, 'dashboard: request failed');
+      // The path only: a query string holds client IPs (DNS data), which only debug lines may show.
+      log.warn({ path: pathOf(req.url), error: errorText(e) }, 'dashboard: request failed');
+      log.debug({ url: req.url }, 'dashboard: the failed request');
       if (!res.headersSent)
         send(res, 503, 'application/json; charset=utf-8', JSON.stringify({ error: errorText(e) }));
       else res.destroy();
@@ -129,6 +155,14 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     }
     const url = new URL(req.url ?? '/', 'http://dashboard');
     const route = routes[url.pathname];
+    const tooLong = [...url.searchParams.values()].some((v) => v.length > MAX_PARAM_LENGTH);
+    if (tooLong)
+      return send(
+        res,
+        400,
+        'text/plain; charset=utf-8',
+        `query values: at most ${MAX_PARAM_LENGTH} characters\n`,
+      );
     if (route)
       return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(await route(url.searchParams)));
     const page = DASHBOARD_PAGES.find((p) => p.path === url.pathname);
@@ -147,9 +181,10 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     return send(res, 200, type, body);
   }
 
+  applyLimits(server, limits);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host ?? '127.0.0.1', () => {
+    server.listen(options.port, bindHost, () => {
       server.off('error', reject);
       resolve();
     });
@@ -200,6 +235,13 @@ function publicFile(pathname: string): string | undefined {
   return m ? PUBLIC_DIR + m[1] : undefined;
 }
 
+/** A host filter or limit is short; anything longer is a mistake or an attack, refused with 400. */
+const MAX_PARAM_LENGTH = 256;
+
+function pathOf(url: string | undefined): string {
+  return (url ?? '/').split('?')[0] ?? '/';
+}
+
 function optionalHost(host: string | null): { host?: string } {
   return host === null || host.trim() === '' ? {} : { host: host.trim() };
 }
@@ -211,5 +253,6 @@ function limitOf(q: URLSearchParams, fallback: number, max: number): number {
 
 function send(res: ServerResponse, status: number, contentType: string, body: string | Buffer): void {
   res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
-  res.end(res.req.method === 'HEAD' ? undefined : body);
+  // An error text may quote a client's configuration: no secret reaches a page.
+  res.end(res.req.method === 'HEAD' ? undefined : typeof body === 'string' ? scrubSecrets(body) : body);
 }

@@ -25,7 +25,7 @@ export const runCommand: Command = {
     '--create-topics  first create the missing input, output and dead-letter topics (without it a',
     '                 missing input topic stops the worker: a typo must not go unnoticed)',
     '--partitions     partitions of the topics created; default 3',
-    '--health-host    address of the health server; default 127.0.0.1 (0.0.0.0 in a container)',
+    '--health-host    address of the health server; default runtime.health_host (127.0.0.1); another needs an access token',
   ].join('\n'),
   options: {
     config: { type: 'string', short: 'c' },

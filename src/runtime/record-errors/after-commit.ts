@@ -29,17 +29,17 @@ export async function afterCommit(
   for (const r of plan.retries) {
     ctx.holds.hold(r.partition, r.offset, now + r.delayMs);
     ctx.metrics.retries.inc({ error_kind: errorKindOf(r.error) });
-    ctx.log.warn(
-      {
-        event: 'retry',
-        partition: tpKey(r.partition),
-        offset: r.offset,
-        attempt: r.attempt,
-        delayMs: r.delayMs,
-        err: errorText(r.error),
-      },
-      'record failed; its partition waits for the retry, the others flow on',
-    );
+    const retry = {
+      event: 'retry',
+      partition: tpKey(r.partition),
+      offset: r.offset,
+      attempt: r.attempt,
+      delayMs: r.delayMs,
+      errorClass: r.error instanceof Error ? r.error.name : typeof r.error,
+    };
+    ctx.log.warn(retry, 'record failed; its partition waits for the retry, the others flow on');
+    // A stage may build the message from the record (a DNS name, a client IP): debug only.
+    ctx.log.debug({ ...retry, err: errorText(r.error) }, 'retry: the error');
   }
   await ctx.deliveries.settled(plan.retries.map((r) => ({ ...r.partition, offset: r.offset })));
 }

@@ -1,3 +1,4 @@
+import { scrubSecrets } from '../../errors/secrets.ts';
 import type { StageOutput, StageRecord } from '../stage.ts';
 
 /** Header names of a dead letter; `hamstring dlt replay` reads them back. */
@@ -68,8 +69,9 @@ export function deadLetterOf(record: StageRecord, topic: string, info: DeadLette
     [DLT_HEADERS.stage]: info.stage,
     [DLT_HEADERS.errorKind]: info.errorKind,
     [DLT_HEADERS.errorClass]: err.name,
-    [DLT_HEADERS.errorMessage]: err.message,
-    [DLT_HEADERS.errorStack]: (err.stack ?? '').slice(0, STACK_LIMIT),
+    // A client's error may echo its configuration: no registered secret goes into a header.
+    [DLT_HEADERS.errorMessage]: scrubSecrets(err.message),
+    [DLT_HEADERS.errorStack]: scrubSecrets((err.stack ?? '').slice(0, STACK_LIMIT)),
     [DLT_HEADERS.attempts]: String(info.attempts),
     [DLT_HEADERS.firstFailure]: new Date(info.firstFailure).toISOString(),
     [DLT_HEADERS.lastFailure]: new Date(info.lastFailure).toISOString(),

@@ -2,6 +2,8 @@ import type { HamstringConfig } from '../../config/index.ts';
 import { NonRetryableError, type ProcessResult, type Stage } from '../../runtime/index.ts';
 import { decodeOutgoingAlert } from './alerter.ts';
 import { HamstringError } from '../../errors/hamstring-error.ts';
+import { errorText } from '../../errors/error-text.ts';
+import { registerSecret } from '../../errors/secrets.ts';
 
 export const WEBHOOK_STAGE = 'data_alerting.webhook';
 
@@ -28,6 +30,34 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 425 || status === 429 || status >= 500;
 }
 
+/**
+ * The URL as errors and logs may show it: scheme, host and port only. Webhook URLs often carry their
+ * secret in the path or the query (Slack, Teams, `?token=`), and errors end up in logs and
+ * dead-letter headers.
+ */
+export function shownUrl(url: string): string {
+  try {
+    return `${new URL(url).origin}/…`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** Names of headers and query parameters whose values are credentials. */
+const SECRET_NAME = /auth|token|key|secret|signature|password|cookie|sig$/i;
+
+/** Registers the URL's password, credential-named query values and header values as secrets (src/errors/secrets.ts). */
+function registerWebhookSecrets(url: string, headers: Record<string, string>): void {
+  try {
+    const u = new URL(url);
+    registerSecret(decodeURIComponent(u.password));
+    for (const [name, value] of u.searchParams) if (SECRET_NAME.test(name)) registerSecret(value);
+  } catch {
+    // An invalid URL fails the first POST with its own error.
+  }
+  for (const [name, value] of Object.entries(headers)) if (SECRET_NAME.test(name)) registerSecret(value);
+}
+
 export interface WebhookSinkOptions {
   readonly config: HamstringConfig;
   /** Injected in tests; the global `fetch` otherwise. */
@@ -48,6 +78,9 @@ export function createWebhookSink(o: WebhookSinkOptions): Stage {
   const webhook = alerting.webhook;
   if (!webhook) throw new Error('pipeline.alerting.webhook: expected {url, ...} to run the webhook sink');
   const post = o.fetch ?? fetch;
+  // TLS is verified by fetch (the system's CAs; NODE_EXTRA_CA_CERTS adds a private CA); never turned off here.
+  registerWebhookSecrets(webhook.url, webhook.headers);
+  const where = shownUrl(webhook.url);
   return {
     name: WEBHOOK_STAGE,
     shortName: 'alerter',
@@ -81,12 +114,12 @@ export function createWebhookSink(o: WebhookSinkOptions): Stage {
             });
             await response.arrayBuffer();
           } catch (e) {
-            throw new WebhookUnavailableError(`POST ${webhook.url} failed: ${(e as Error).message}`, {
-              cause: e,
-            });
+            const cause = (e as { cause?: unknown }).cause;
+            const why = cause === undefined ? errorText(e) : `${errorText(e)} (${errorText(cause)})`;
+            throw new WebhookUnavailableError(`POST ${where} failed: ${why}`, { cause: e });
           }
           if (response.ok) continue;
-          const message = `POST ${webhook.url} answered ${response.status} for alert ${alert.alert_id}`;
+          const message = `POST ${where} answered ${response.status} for alert ${alert.alert_id}`;
           if (isRetryableStatus(response.status)) throw new WebhookUnavailableError(message);
           throw new WebhookRefusedError(response.status, message);
         } catch (e) {

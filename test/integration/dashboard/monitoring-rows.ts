@@ -60,9 +60,17 @@ export async function createDataset(
   // that ends at the current time sees them all however fast the test runs.
   now = Date.now() - 2_000,
   shape: DatasetShape = {},
+  /** User, password and CA of a ClickHouse with users (the shared test server needs none). */
+  login: Pick<ClickHouseTarget, 'username' | 'password' | 'ca'> = {},
 ): Promise<MonitoringDataset> {
   const database = `dash_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const target: ClickHouseTarget = { url, database, connectTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
+  const target: ClickHouseTarget = {
+    url,
+    database,
+    connectTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    ...login,
+  };
   const conn = await ClickHouseConnection.open(target);
   await conn.ensureTables(TABLES, silentLogger());
   const counts: Partial<Record<TableName, number>> = {};

@@ -180,13 +180,32 @@ export async function produce(bootstrap: string, records: StageOutput[]): Promis
   if (t.failed > 0) throw new Error(`producing failed for ${t.failed} records: ${t.firstError?.message}`);
 }
 
+/** Login and CA of a ClickHouse with users (see clickhouse-auth.test.ts); none for the shared test server. */
+export interface TestClickHouseLogin {
+  username?: string;
+  password?: string;
+  ca?: Buffer;
+}
+
+function testClient(url: string, login: TestClickHouseLogin = {}) {
+  return createClient({
+    url,
+    request_timeout: 10_000,
+    log: { level: ClickHouseLogLevel.OFF },
+    ...(login.username !== undefined ? { username: login.username } : {}),
+    ...(login.password !== undefined ? { password: login.password } : {}),
+    ...(login.ca !== undefined ? { tls: { ca_cert: login.ca } } : {}),
+  });
+}
+
 /** Counts in ClickHouse: raw (duplicates included), through the dedup view, by distinct identity. */
 export async function counts(
   url: string,
   database: string,
   table: string,
+  login?: TestClickHouseLogin,
 ): Promise<{ raw: number; dedup: number; distinct: number }> {
-  const client = createClient({ url, request_timeout: 10_000, log: { level: ClickHouseLogLevel.OFF } });
+  const client = testClient(url, login);
   try {
     const one = async (query: string) => {
       const rs = await client.query({ query, format: 'JSONEachRow' });
@@ -203,8 +222,8 @@ export async function counts(
   }
 }
 
-export async function query<T>(url: string, sql: string): Promise<T[]> {
-  const client = createClient({ url, request_timeout: 10_000, log: { level: ClickHouseLogLevel.OFF } });
+export async function query<T>(url: string, sql: string, login?: TestClickHouseLogin): Promise<T[]> {
+  const client = testClient(url, login);
   try {
     const rs = await client.query({ query: sql, format: 'JSONEachRow' });
     return await rs.json<T>();
@@ -213,8 +232,8 @@ export async function query<T>(url: string, sql: string): Promise<T[]> {
   }
 }
 
-export async function command(url: string, sql: string): Promise<void> {
-  const client = createClient({ url, request_timeout: 10_000, log: { level: ClickHouseLogLevel.OFF } });
+export async function command(url: string, sql: string, login?: TestClickHouseLogin): Promise<void> {
+  const client = testClient(url, login);
   try {
     await client.command({ query: sql });
   } finally {

@@ -38,7 +38,7 @@ test('an unknown top-level section is an error too', () => {
   assert.equal(error.issues[0]?.path, 'zeek');
   assert.match(
     error.format(),
-    /expected one of the allowed keys \[logging, pipeline, environment, runtime, dashboard\], got \{"sensors":\{\}\}/,
+    /expected one of the allowed keys \[logging, pipeline, environment, runtime, dashboard, endpoints\], got \{"sensors":\{\}\}/,
   );
 });
 

@@ -57,6 +57,7 @@ test('omitted pipeline, runtime and monitoring sections get their defaults', () 
   const config = validateConfig(minimalConfig(), { env: {} });
   assert.deepEqual(config.runtime, {
     health_port: 0,
+    health_host: '127.0.0.1',
     metrics: true,
     state: { dir: 'var/state', changelog_replication_factor: -1 },
   });

@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
+import * as https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { validateConfig } from '../../../../src/config/index.ts';
@@ -8,6 +13,7 @@ import {
   WebhookRefusedError,
   WebhookUnavailableError,
 } from '../../../../src/stages/alerter/webhook.ts';
+import { errorText } from '../../../../src/errors/error-text.ts';
 import { minimalConfig, withValue } from '../../config/helpers.ts';
 import { jsonRecord, stageContext } from '../../../support/stage-context.ts';
 
@@ -131,4 +137,63 @@ test('an unreachable endpoint is a retryable failure', async () => {
   });
   const result = await stage.process([jsonRecord('hamstring_alerts', 0, alert('a1'))], stageContext());
   assert.ok(result.failures?.[0]?.error instanceof WebhookUnavailableError);
+});
+
+test('webhook TLS: it refuses a server whose certificate is not trusted, and its error shows neither the path nor the token', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'webhook-tls-'));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'k.pem'),
+      '-out',
+      join(dir, 'c.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  let reached = 0;
+  const server = https.createServer(
+    { key: readFileSync(join(dir, 'k.pem')), cert: readFileSync(join(dir, 'c.pem')) },
+    (_req, res) => {
+      reached += 1;
+      res.end();
+    },
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  try {
+    const stage = createWebhookSink({
+      config: validateConfig(
+        withValue(minimalConfig(), ['pipeline', 'alerting'], {
+          log_to_kafka: true,
+          webhook: {
+            url: `https://127.0.0.1:${port}/services/T0/B0/SecretPathPart?token=query-token-123456`,
+            headers: { Authorization: 'Bearer header-token-123456' },
+            timeout_ms: 5000,
+          },
+        }),
+        { env: {} },
+      ),
+    });
+    const result = await stage.process([jsonRecord('hamstring_alerts', 0, alert('a1'))], stageContext());
+    assert.equal(reached, 0);
+    const error = result.failures?.[0]?.error;
+    assert.ok(error instanceof WebhookUnavailableError);
+    assert.match(error.message, /certificate/i);
+    for (const secret of ['SecretPathPart', 'query-token-123456', 'header-token-123456'])
+      assert.equal(errorText(error).includes(secret), false, secret);
+  } finally {
+    server.close();
+  }
 });

@@ -1,0 +1,225 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { validateConfig } from '../../../src/config/load.ts';
+import type { HamstringConfig } from '../../../src/config/schema.ts';
+import type { MonitoringAgent } from '../../../src/app/monitoring-agent.ts';
+import { clearSecrets } from '../../../src/errors/secrets.ts';
+import {
+  ClickHouseConnection,
+  ClickHouseUnavailable,
+  type ClickHouseTarget,
+} from '../../../src/monitoring/clickhouse-connection.ts';
+import { clickhouseTargetFromConfig } from '../../../src/monitoring/clickhouse-target.ts';
+import { secretSafeOptions } from '../../../src/observability/logger.ts';
+import type { TestClickHouse } from '../../helpers/clickhouse-fixture.ts';
+import { captureLog } from '../../helpers/capture-log.ts';
+import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { ownClickHousePort, startOwnClickHouse } from '../../helpers/own-clickhouse.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
+import { counts, monitoringWorld, produce, rows, startAgent } from './support.ts';
+
+const OFFSET = 80;
+const USER = 'hamstring_agent';
+const PASSWORD = 'Ch-pass-7f3a9e1c';
+
+/** A users.xml with Debian's passwordless `default` on loopback (the readiness check) and USER with a password. */
+function usersXml(): string {
+  const sha = createHash('sha256').update(PASSWORD).digest('hex');
+  const user = (name: string, password: string) =>
+    `<${name}>${password}<networks><ip>::/0</ip></networks><profile>default</profile><quota>default</quota></${name}>`;
+  return [
+    '<yandex><profiles><default></default></profiles><quotas><default></default></quotas><users>',
+    user('default', '<password></password>'),
+    user(USER, `<password_sha256_hex>${sha}</password_sha256_hex>`),
+    '</users></yandex>',
+  ].join('\n');
+}
+
+let dir: string;
+let ch: TestClickHouse;
+let httpsUrl: string;
+let ca: Buffer;
+let bootstrap: string;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'hamstring-ch-auth-'));
+  // The certificate names 127.0.0.1 (subjectAltName), so hostname verification stays on.
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'server.key'),
+      '-out',
+      join(dir, 'server.crt'),
+    ],
+    { stdio: 'ignore' },
+  );
+  ca = readFileSync(join(dir, 'server.crt'));
+  writeFileSync(join(dir, 'users.xml'), usersXml());
+  writeFileSync(join(dir, 'password'), `${PASSWORD}\n`);
+  const httpsPort = ownClickHousePort(OFFSET) + 2;
+  const [c, k] = await Promise.all([
+    startOwnClickHouse('auth', OFFSET, {
+      usersConfig: join(dir, 'users.xml'),
+      https: {
+        port: httpsPort,
+        certificateFile: join(dir, 'server.crt'),
+        privateKeyFile: join(dir, 'server.key'),
+      },
+    }),
+    testKafka(),
+  ]);
+  ch = c;
+  bootstrap = k.bootstrap;
+  httpsUrl = `https://127.0.0.1:${httpsPort}`;
+});
+after(async () => {
+  clearSecrets();
+  await ch?.server.stop();
+});
+
+function config(server: Record<string, unknown>): HamstringConfig {
+  return validateConfig(
+    {
+      environment: {
+        kafka_bootstrap_servers: bootstrap,
+        monitoring: {
+          clickhouse_server: { hostname: '127.0.0.1', port: ownClickHousePort(OFFSET) + 2, ...server },
+        },
+      },
+      pipeline: {
+        monitoring: {
+          clickhouse_connector: {
+            batch_size: 50,
+            batch_timeout: 1,
+            connect_timeout_seconds: 3,
+            operation_timeout_seconds: 5,
+          },
+          kafka_batch: { size: 100, timeout_ms: 200 },
+        },
+      },
+    },
+    { env: {} },
+  );
+}
+
+async function openFails(target: ClickHouseTarget): Promise<ClickHouseUnavailable> {
+  try {
+    const conn = await ClickHouseConnection.open(target);
+    await conn.close();
+  } catch (e) {
+    assert.ok(e instanceof ClickHouseUnavailable, String(e));
+    return e;
+  }
+  assert.fail('connection opened');
+}
+
+describe('ClickHouse with a password user over HTTPS (Debian 18.16)', () => {
+  test('the configured user, password file and CA connect over HTTPS', async () => {
+    const cfg = config({
+      user: USER,
+      password_file: join(dir, 'password'),
+      tls: { enabled: true, ca_file: join(dir, 'server.crt') },
+    });
+    const target = clickhouseTargetFromConfig(cfg, { env: {} });
+    assert.equal(target.url, httpsUrl);
+    const conn = await ClickHouseConnection.open(target);
+    try {
+      assert.match(conn.version.text, /^\d+\.\d+/);
+      const rows = await conn.query<{ u: string }>('SELECT {v:String} AS u', { v: "it's" });
+      assert.deepEqual(rows, [{ u: "it's" }]);
+    } finally {
+      await conn.close();
+    }
+  });
+
+  test('a wrong password is an authentication failure, and the message does not hold the password', async () => {
+    const target = clickhouseTargetFromConfig(config({ user: USER, tls: { enabled: true } }), {
+      env: { CLICKHOUSE_PASSWORD: 'Wrong-pass-0000', CLICKHOUSE_CA_FILE: join(dir, 'server.crt') },
+    });
+    const e = await openFails(target);
+    assert.equal(e.kind, 'authentication');
+    assert.match(e.message, /authentication failed/);
+    assert.equal(e.message.includes('Wrong-pass-0000'), false);
+    const none = await openFails({ ...target, password: '' });
+    assert.equal(none.kind, 'authentication');
+  });
+
+  test('a server certificate from an untrusted CA is a TLS failure', async () => {
+    const target = clickhouseTargetFromConfig(config({ user: USER, tls: { enabled: true } }), {
+      env: { CLICKHOUSE_PASSWORD: PASSWORD },
+    });
+    const e = await openFails(target);
+    assert.equal(e.kind, 'tls');
+    assert.match(e.message, /certificate not trusted/);
+  });
+
+  test('a closed port is unreachable', async () => {
+    const e = await openFails({
+      url: 'http://127.0.0.1:1',
+      database: 'default',
+      connectTimeoutMs: 3000,
+      requestTimeoutMs: 3000,
+    });
+    assert.equal(e.kind, 'unreachable');
+  });
+
+  test('the agent stops at start on a wrong password, naming the cause, instead of retrying forever', async () => {
+    const { log, lines } = captureLog({ ...secretSafeOptions() });
+    const world = await monitoringWorld(bootstrap, ['batch_timestamps']);
+    const cfg = config({ user: USER, tls: { enabled: true, ca_file: join(dir, 'server.crt') } });
+    const started = Date.now();
+    await assert.rejects(
+      startAgent(cfg, bootstrap, world, { log, clickhousePassword: 'Wrong-pass-1111' }),
+      (e: unknown) => e instanceof ClickHouseUnavailable && e.kind === 'authentication',
+    );
+    assert.ok(Date.now() - started < 10_000);
+    const text = JSON.stringify(lines);
+    assert.match(text, /clickhouse: authentication failed/);
+    assert.equal(text.includes('Wrong-pass-1111'), false);
+  });
+
+  test('the agent inserts over HTTPS with the password from CLICKHOUSE_PASSWORD_FILE; no log line holds it', async () => {
+    const { log, lines } = captureLog({ ...secretSafeOptions(), level: 'debug' });
+    const world = await monitoringWorld(bootstrap, ['batch_timestamps']);
+    const cfg = config({ user: USER, tls: { enabled: true, ca_file: join(dir, 'server.crt') } });
+    const saved = process.env.CLICKHOUSE_PASSWORD_FILE;
+    process.env.CLICKHOUSE_PASSWORD_FILE = join(dir, 'password');
+    let agent: MonitoringAgent | undefined;
+    try {
+      agent = await startAgent(cfg, bootstrap, world, { log });
+      await produce(bootstrap, rows(world, 'batch_timestamps', 0, 20));
+      const login = { username: USER, password: PASSWORD, ca };
+      await waitFor(
+        async () => (await counts(httpsUrl, world.database, 'batch_timestamps', login)).dedup === 20,
+        {
+          timeoutMs: 60_000,
+          message: '20 rows inserted over HTTPS',
+        },
+      );
+    } finally {
+      await agent?.stop();
+      if (saved === undefined) delete process.env.CLICKHOUSE_PASSWORD_FILE;
+      else process.env.CLICKHOUSE_PASSWORD_FILE = saved;
+    }
+    const text = JSON.stringify(lines);
+    assert.match(text, /clickhouse: connected to https:/);
+    assert.equal(text.includes(PASSWORD), false);
+  });
+});
