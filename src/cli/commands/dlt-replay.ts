@@ -4,6 +4,7 @@ import { replayDeadLetters, unreplayableTopic, type ReplaySummary } from '../../
 import { kafkaOptionsFromConfig } from '../../app/worker-config.ts';
 import type { WorkerKafkaOptions } from '../../runtime/index.ts';
 import { UsageError, type Command, type CommandIo } from '../command.ts';
+import { useConfiguredKafkaSecurity } from '../../kafka/security.ts';
 
 /** Exit code when some dead letters had no origin and were moved to `<dlt>.unreplayable`. */
 export const EXIT_UNREPLAYABLE = 3;
@@ -82,6 +83,7 @@ export const dltReplayCommand: Command = {
     let config: HamstringConfig | undefined;
     try {
       config = loadConfig();
+      useConfiguredKafkaSecurity(config);
     } catch (e) {
       if (typeof values.bootstrap !== 'string') throw e;
     }
