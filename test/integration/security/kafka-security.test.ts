@@ -137,7 +137,7 @@ async function applyAcls(commands: string, action: 'add' | 'remove'): Promise<vo
       findJava(),
       ['-cp', join(libsDir, '*'), source, cluster.bootstrapServers, action],
       { timeout: 60_000 },
-      (err) => (err ? reject(err) : resolve()),
+      (err) => (err ? reject(new Error(err.message)) : resolve()),
     );
     child.stdin?.end(commands);
   });
