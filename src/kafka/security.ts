@@ -82,3 +82,13 @@ export function useConfiguredKafkaSecurity(
 ): void {
   useKafkaSecurity(resolveKafkaSecurity(config.environment.kafka_security, env));
 }
+
+/**
+ * What to add to "topic X does not exist": a cluster hides the topics the principal may not
+ * DESCRIBE (neither READ nor WRITE, which imply it), so with credentials a missing ACL looks the same.
+ */
+export function hiddenTopicsHint(topics: readonly string[], operation: 'READ' | 'WRITE'): string {
+  const security = kafkaSecurity();
+  if (security.protocol === 'PLAINTEXT') return '';
+  return ` (or ${principalOf(security)} may not ${operation} or DESCRIBE on TOPIC ${topics.join(', ')})`;
+}

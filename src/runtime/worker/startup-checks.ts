@@ -6,7 +6,7 @@ import { retryTopicsOf } from '../record-errors/retry-topics.ts';
 import { prepareOutputTopics } from '../topic-setup.ts';
 import type { RecordErrorPolicy } from '../record-errors/policy.ts';
 import type { Stage } from '../stage.ts';
-import { kafkaSecurity, principalOf } from '../../kafka/security.ts';
+import { hiddenTopicsHint } from '../../kafka/security.ts';
 
 export interface StartupCheckDeps {
   admin: AdminPort;
@@ -45,10 +45,7 @@ export async function runStartupChecks(d: StartupCheckDeps): Promise<string | un
     return (
       `configuration error: input topic(s) ${missing.join(', ')} of stage ${d.stage.name} do not exist ` +
       `on ${d.bootstrapServers}; create them or fix the stage's input topics` +
-      // The cluster hides a topic its ACLs do not let the principal DESCRIBE.
-      (kafkaSecurity().protocol === 'PLAINTEXT'
-        ? ''
-        : ` (or ${principalOf(kafkaSecurity())} may not DESCRIBE on TOPIC ${missing.join(', ')})`)
+      hiddenTopicsHint(missing, 'READ')
     );
   try {
     await ensureRetryTopics(d);

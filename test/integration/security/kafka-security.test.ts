@@ -220,7 +220,7 @@ describe('Kafka over TLS and SASL (a cluster with SSL, SASL_SSL/SCRAM and ACLs)'
     assert.equal(r.reconnects[0]?.value ?? 0, 0);
   });
 
-  test('acl-plan output lets the stage run over mTLS and SASL_SSL; without its group ACL it stops naming principal, resource and operation', async () => {
+  test('acl-plan output lets the stage run over mTLS and SASL_SSL; without any one of its ACLs it stops naming principal, resource and operation', async () => {
     const t = await prepare('plan', 200);
     const stageModule = join(dataDir, 'plan-stage.ts');
     writeFileSync(
@@ -248,19 +248,62 @@ describe('Kafka over TLS and SASL (a cluster with SSL, SASL_SSL/SCRAM and ACLs)'
       message: 'the worker commits over mTLS with the planned ACLs',
       observe: () => viaCert.status(),
     });
-    await viaCert.stop();
+    // Checked while it runs (the worker's clients keep the settings they were made with).
     asAdmin();
     await assertExactlyOnce(cluster.saslSslBootstrap, { ...t, expected: 200 });
+    await viaCert.stop();
 
-    // The group ACL of alice removed: the next start stops at once, naming it.
-    const groupAcl = plan.split('\n').filter((l) => l.includes(`--group ${t.group}`));
-    assert.equal(groupAcl.length, 1);
-    await applyAcls(groupAcl.join('\n'), 'remove');
+    // The same plan for alice over SASL_SSL: the worker starts and gets ready.
     useKafkaSecurity(scram('alice', ALICE_PASSWORD));
-    const r = await runUntilStopped(worker(cluster.saslSslBootstrap, t), 4 * API_TIMEOUT_MS);
-    assert.ok(r.stopped, `stopped by itself: ${JSON.stringify(r.status)}`);
-    assert.match(r.status.failure ?? '', new RegExp(`User:alice may not READ on GROUP ${t.group}`));
-    assert.equal(r.reconnects[0]?.value ?? 0, 0);
+    const viaSasl = worker(cluster.saslSslBootstrap, t);
+    await viaSasl.start();
+    await waitFor(() => viaSasl.status().ready, {
+      timeoutMs: 60_000,
+      message: 'the worker gets ready over SASL_SSL with the planned ACLs',
+      observe: () => viaSasl.status(),
+    });
+    await viaSasl.stop();
+
+    // Each ACL alice needs, removed alone: the next start stops at once, naming what is missing.
+    const line = (pattern: string) => {
+      const found = plan.split('\n').filter((l) => l.includes(pattern));
+      assert.equal(found.length, 1, `one planned ACL has ${pattern}`);
+      return found.join('');
+    };
+    const cases: [string, RegExp, number][] = [
+      [line(`--group ${t.group}`), new RegExp(`User:alice may not READ on GROUP ${t.group}\\b`), 0],
+      [
+        line(`--transactional-id ${t.group}-`),
+        new RegExp(`User:alice may not WRITE on TRANSACTIONAL_ID ${t.group}-0\\b`),
+        0,
+      ],
+      [
+        line(`--operation Write --topic ${t.output}`),
+        new RegExp(`User:alice may not WRITE (or DESCRIBE )?on TOPIC ${t.output}\\b`),
+        5,
+      ],
+      [
+        line(`--operation Read --topic ${t.input}`),
+        new RegExp(`User:alice may not READ (or DESCRIBE )?on TOPIC ${t.input}\\b`),
+        0,
+      ],
+    ];
+    let seeded = 200;
+    for (const [acl, named, fresh] of cases) {
+      if (fresh > 0) {
+        asAdmin();
+        await seed(cluster.saslSslBootstrap, t.input, seeded, fresh);
+        seeded += fresh;
+      }
+      await applyAcls(acl, 'remove');
+      useKafkaSecurity(scram('alice', ALICE_PASSWORD));
+      const r = await runUntilStopped(worker(cluster.saslSslBootstrap, t), 4 * API_TIMEOUT_MS);
+      assert.ok(r.stopped, `without ${acl} the worker stopped by itself: ${JSON.stringify(r.status)}`);
+      assert.match(r.status.failure ?? '', named);
+      assert.ok(r.tookMs <= 2 * API_TIMEOUT_MS + 2_000, `stopped after ${r.tookMs} ms`);
+      assert.equal(r.reconnects[0]?.value ?? 0, 0);
+      await applyAcls(acl, 'add');
+    }
   });
 
   test('no log line of this file carries a password', () => {
