@@ -83,10 +83,11 @@ export const dltReplayCommand: Command = {
     let config: HamstringConfig | undefined;
     try {
       config = loadConfig();
-      useConfiguredKafkaSecurity(config);
     } catch (e) {
       if (typeof values.bootstrap !== 'string') throw e;
     }
+    // A config that loads but names an unreadable password file is an error even with --bootstrap.
+    if (config) useConfiguredKafkaSecurity(config);
     const bootstrap = typeof values.bootstrap === 'string' ? values.bootstrap : bootstrapServers(config!);
     const summary = await replayDeadLetters({
       dltTopic,
