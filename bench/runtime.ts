@@ -21,7 +21,9 @@ import { createLogger, silentLogger } from '../src/observability/logger.ts';
 import { TransactionalWorker } from '../src/runtime/worker/transactional-worker.ts';
 import type { KafkaClientFactory } from '../src/runtime/worker-options.ts';
 import { createTopics, passThroughStage, testKafkaOptions } from '../test/support/pipeline-harness.ts';
-import { obtainBroker } from './bench-broker.ts';
+import { obtainBroker, type Broker } from './bench-broker.ts';
+import { PLAINTEXT_SECURITY, kafkaSecurityFromEnv } from '../src/config/index.ts';
+import { useKafkaSecurity } from '../src/kafka/security.ts';
 
 type Mode = 'exactly-once' | 'at-least-once';
 
@@ -326,8 +328,12 @@ function nextMessage<T extends ChildMessage['type']>(
   });
 }
 
+type Security = 'plaintext' | 'sasl_ssl';
+
 interface Scenario {
   id: string;
+  /** How the worker and the bench's clients connect (same broker, another listener). */
+  security: Security;
   mode: Mode;
   recordBytes: number;
   batchSize: number;
@@ -435,6 +441,7 @@ function table(results: Result[]): string {
   const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-');
   const rows = results.map((r) =>
     [
+      r.security,
       r.mode,
       `${r.recordBytes} B`,
       r.batchSize,
@@ -450,10 +457,37 @@ function table(results: Result[]): string {
     ].join(' | '),
   );
   return [
-    '| mode | record | batch | records | records/s | MB/s | e2e p50 ms | e2e p99 ms | commit p50 ms | commit p99 ms | max RSS MB | output check |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| security | mode | record | batch | records | records/s | MB/s | e2e p50 ms | e2e p99 ms | commit p50 ms | commit p99 ms | max RSS MB | output check |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) => `| ${r} |`),
   ].join('\n');
+}
+
+/**
+ * Makes `security` the settings of this process's clients and of the workers it forks (they read
+ * the KAFKA_* variables); returns the listener to use.
+ */
+function useSecurity(broker: Broker, security: Security): string {
+  for (const v of [
+    'KAFKA_SECURITY_PROTOCOL',
+    'KAFKA_SASL_USERNAME',
+    'KAFKA_SASL_PASSWORD',
+    'KAFKA_SSL_CA_FILE',
+  ])
+    delete process.env[v];
+  if (security === 'plaintext' || broker.saslSsl === undefined) {
+    useKafkaSecurity(PLAINTEXT_SECURITY);
+    return broker.bootstrap;
+  }
+  const s = broker.saslSsl;
+  Object.assign(process.env, {
+    KAFKA_SECURITY_PROTOCOL: 'SASL_SSL',
+    KAFKA_SASL_USERNAME: s.username,
+    KAFKA_SASL_PASSWORD: s.password,
+    KAFKA_SSL_CA_FILE: s.caFile,
+  });
+  useKafkaSecurity(kafkaSecurityFromEnv(process.env));
+  return s.bootstrap;
 }
 
 function log(msg: string): void {
@@ -469,8 +503,14 @@ async function main(): Promise<void> {
       port: { type: 'string', default: process.env.HAMSTRING_BENCH_KAFKA_PORT ?? '25092' },
       'producer-override': { type: 'string', multiple: true, default: [] },
       worker: { type: 'boolean', default: false },
+      // plaintext, sasl_ssl or both (comma-separated): the TLS cost in one run, same broker and data.
+      security: { type: 'string', default: 'plaintext' },
     },
   });
+  const securities = values.security.split(',').map((s) => s.trim());
+  for (const s of securities)
+    if (s !== 'plaintext' && s !== 'sasl_ssl')
+      throw new Error(`--security wants plaintext and/or sasl_ssl, got ${s}`);
   if (values.worker) return runChild(JSON.parse(process.env.HAMSTRING_BENCH_CHILD!) as ChildConfig);
 
   const records = Number(values.records ?? (values.quick ? 20_000 : 200_000));
@@ -483,7 +523,12 @@ async function main(): Promise<void> {
       return [kv.slice(0, eq), kv.slice(eq + 1)];
     }),
   );
-  const broker = await obtainBroker(Number(values.port), values['keep-broker'], log);
+  const broker = await obtainBroker(
+    Number(values.port),
+    values['keep-broker'],
+    log,
+    securities.includes('sasl_ssl'),
+  );
   const plan: Plan = {
     bootstrap: broker.bootstrap,
     records,
@@ -502,23 +547,28 @@ async function main(): Promise<void> {
       await seedInput(plan.bootstrap, topic, records, size);
       inputTotals.set(topic, records);
     }
-    for (const recordBytes of RECORD_SIZES)
-      for (const batchSize of BATCH_SIZES)
-        for (const mode of MODES) {
-          const s: Scenario = {
-            id: `${mode === 'exactly-once' ? 'eos' : 'alo'}-${recordBytes}-${batchSize}`,
-            mode,
-            recordBytes,
-            batchSize,
-          };
-          log(`scenario ${s.id}`);
-          const r = await runScenario(plan, s, inputs.get(recordBytes)!, runId);
-          log(
-            `  ${r.recordsPerSec.toFixed(0)} records/s, commit p50 ${r.commitP50Ms.toFixed(1)} ms, e2e p99 ${r.e2eP99Ms.toFixed(1)} ms, RSS ${r.maxRssMb.toFixed(0)} MB`,
-          );
-          results.push(r);
-        }
+    for (const security of securities as Security[]) {
+      plan.bootstrap = useSecurity(broker, security);
+      for (const recordBytes of RECORD_SIZES)
+        for (const batchSize of BATCH_SIZES)
+          for (const mode of MODES) {
+            const s: Scenario = {
+              id: `${security === 'sasl_ssl' ? 'tls-' : ''}${mode === 'exactly-once' ? 'eos' : 'alo'}-${recordBytes}-${batchSize}`,
+              security,
+              mode,
+              recordBytes,
+              batchSize,
+            };
+            log(`scenario ${s.id}`);
+            const r = await runScenario(plan, s, inputs.get(recordBytes)!, runId);
+            log(
+              `  ${r.recordsPerSec.toFixed(0)} records/s, commit p50 ${r.commitP50Ms.toFixed(1)} ms, e2e p99 ${r.e2eP99Ms.toFixed(1)} ms, RSS ${r.maxRssMb.toFixed(0)} MB`,
+            );
+            results.push(r);
+          }
+    }
   } finally {
+    plan.bootstrap = useSecurity(broker, 'plaintext');
     const admin = createAdmin(plan.bootstrap);
     await admin.deleteTopics([...inputs.values()]).catch(() => undefined);
     admin.close();
@@ -526,7 +576,16 @@ async function main(): Promise<void> {
   }
 
   const at500 = (mode: Mode, size: number) =>
-    results.find((r) => r.mode === mode && r.recordBytes === size && r.batchSize === 500)!.recordsPerSec;
+    results.find(
+      (r) => r.security === securities[0] && r.mode === mode && r.recordBytes === size && r.batchSize === 500,
+    )!.recordsPerSec;
+  const tlsCost = results
+    .filter((r) => r.security === 'sasl_ssl')
+    .map((r) => {
+      const plain = results.find((p) => p.security === 'plaintext' && p.id === r.id.replace(/^tls-/, ''));
+      return plain ? `${plain.id} ${(r.recordsPerSec / plain.recordsPerSec).toFixed(2)}` : undefined;
+    })
+    .filter((x) => x !== undefined);
   const ratios = Object.fromEntries(
     RECORD_SIZES.map((size) => [`${size}B`, at500('exactly-once', size) / at500('at-least-once', size)]),
   );
@@ -541,6 +600,8 @@ async function main(): Promise<void> {
   process.stdout.write(
     `max worker RSS: ${maxRssMb.toFixed(0)} MB (target < 200 MB: ${maxRssMb < 200 ? 'met' : 'NOT met'})\n`,
   );
+  if (tlsCost.length > 0)
+    process.stdout.write(`SASL_SSL / PLAINTEXT throughput per scenario: ${tlsCost.join(', ')}\n`);
   process.stdout.write(`wall time: ${((Date.now() - t0) / 1000).toFixed(0)} s\n\n`);
   process.stdout.write(
     `${JSON.stringify({

@@ -60,6 +60,8 @@ export const LANES: Readonly<Record<string, Lane>> = {
   'test/integration/app/no-secrets-in-output.test.ts': 'pipeline',
   // Their own clusters or servers, on their own ports and data dirs.
   'test/integration/dev/local-cluster.test.ts': 'own',
+  // A cluster of its own with TLS, SASL and ACLs.
+  'test/integration/security/kafka-security.test.ts': 'own',
   'test/integration/dev/local-clickhouse.test.ts': 'own',
   'test/integration/runtime/authorization.test.ts': 'own',
   'test/integration/verify/network-cut.test.ts': 'own',

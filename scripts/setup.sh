@@ -16,6 +16,8 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 packages=(zlib1g-dev libssl-dev libsasl2-dev libzstd-dev liblz4-dev libcurl4-openssl-dev
   openjdk-17-jre-headless maven clickhouse-server clickhouse-client iproute2 procps chromium
   libjemalloc2 unbound dnsperf bind9-dnsutils tshark rsyslog)
+# openssl: the secured test cluster makes its CA and certificates with it (src/dev/kafka-tls.ts).
+packages+=(openssl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

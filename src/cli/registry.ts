@@ -57,6 +57,10 @@ export const commands: Record<string, CommandEntry> = {
     summary: 'restart one stopped or killed node, wait until it is back in sync',
     load: async () => (await import('./commands/dev-kafka-node.ts')).kafkaNodeCommand('start-node'),
   },
+  'acl-plan': {
+    summary: 'print the Kafka ACLs each given stage needs, as kafka-acls.sh commands',
+    load: async () => (await import('./commands/acl-plan.ts')).aclPlanCommand,
+  },
   'dlt replay': {
     summary: 'replay the dead letters of a DLT to their origin topics, exactly once',
     load: async () => (await import('./commands/dlt-replay.ts')).dltReplayCommand,

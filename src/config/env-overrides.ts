@@ -49,6 +49,22 @@ export const CONFIG_ENV_OVERRIDES: readonly ConfigOverrideSpec[] = [
     expected: BOOTSTRAP_SERVERS_EXPECTED,
     parse: normalizeBootstrapServers,
   },
+  // The Kafka security settings (kafka-security.ts checks their values); the passwords themselves
+  // never enter the tree, resolveKafkaSecurity reads them.
+  ...(
+    [
+      ['KAFKA_SECURITY_PROTOCOL', 'protocol'],
+      ['KAFKA_SSL_CA_FILE', 'ca_file'],
+      ['KAFKA_SASL_MECHANISM', 'sasl', 'mechanism'],
+      ['KAFKA_SASL_USERNAME', 'sasl', 'username'],
+      ['KAFKA_SASL_PASSWORD_FILE', 'sasl', 'password_file'],
+    ] as const
+  ).map(([variable, ...key]) => ({
+    variable,
+    path: ['environment', 'kafka_security', ...key],
+    expected: 'non-empty text',
+    parse: (text: string) => text,
+  })),
 ];
 
 /**

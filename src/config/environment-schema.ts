@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { clickhouseServerSchema } from './clickhouse-schema.ts';
 import { addProblem, asRecord, whenPositiveIntegers } from './refinements.ts';
+import { kafkaSecuritySchema } from './kafka-security.ts';
 import { recordErrorsSchema } from './record-errors-schema.ts';
 import {
   bootstrapServerList,
@@ -131,6 +132,8 @@ export const environmentSchema = z
     kafka_brokers: z.array(brokerSchema).default([]),
     /** `host:port,host:port`; when set it replaces the broker list for bootstrapping. */
     kafka_bootstrap_servers: bootstrapServerList().optional(),
+    /** TLS and SASL of every Kafka client (src/config/kafka-security.ts); omitted: PLAINTEXT. */
+    kafka_security: kafkaSecuritySchema.optional(),
     kafka_topics_prefix: z.strictObject({ pipeline: topicPrefixesSchema.prefault({}) }).prefault({}),
     monitoring: z.strictObject({
       clickhouse_server: clickhouseServerSchema,

@@ -4,6 +4,15 @@ export { resolveCommitInterval } from './commit-interval.ts';
 export type { CommitIntervalSettings } from './commit-interval.ts';
 export { BATCH_ENV, CONFIG_ENV_OVERRIDES } from './env-overrides.ts';
 export { ConfigError } from './errors.ts';
+export {
+  KAFKA_SASL_MECHANISMS,
+  KAFKA_SECURITY_ENV,
+  KAFKA_SECURITY_PROTOCOLS,
+  PLAINTEXT_SECURITY,
+  kafkaSecurityFromEnv,
+  resolveKafkaSecurity,
+} from './kafka-security.ts';
+export type { KafkaSaslMechanism, KafkaSecurity, KafkaSecurityProtocol } from './kafka-security.ts';
 export type { ConfigIssue } from './errors.ts';
 export {
   CONFIG_PATH_ENV,

@@ -5,6 +5,7 @@ import {
   renderServerProperties,
   type KafkaNodeAddress,
 } from './kafka-node-config.ts';
+import type { KafkaClusterSecurity } from './kafka-tls.ts';
 import { kafkaLayoutFile, kafkaLayoutSchema, kafkaNodeFiles, type KafkaLayout } from './kafka-state.ts';
 import { tailFile } from './process-control.ts';
 import { readStateFile, writeStateFile } from './state-file.ts';
@@ -56,6 +57,7 @@ export function writeNodeConfigs(
   addresses: readonly KafkaNodeAddress[],
   overrides: Record<string, string>,
   namespaceListenerHost?: string,
+  security?: KafkaClusterSecurity,
 ): void {
   for (const node of addresses) {
     const files = kafkaNodeFiles(dataDir, node.id);
@@ -68,6 +70,7 @@ export function writeNodeConfigs(
         logDir: files.logDir,
         overrides,
         ...(namespaceListenerHost ? { namespaceListenerHost } : {}),
+        ...(security ? { security } : {}),
       }),
     );
     writeFileSync(files.log4j2, renderLog4j2Config(files.serverLog));

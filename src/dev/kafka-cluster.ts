@@ -1,3 +1,4 @@
+import { PLAINTEXT_SECURITY } from '../config/index.ts';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { describePartitions, probeKafkaReady, type PartitionState } from '../kafka/readiness.ts';
 import { findJava } from './executables.ts';
@@ -19,6 +20,13 @@ import {
   type KafkaLayout,
   type KafkaRunningState,
 } from './kafka-state.ts';
+import {
+  SASL_SSL_LISTENER_PORT_OFFSET,
+  SSL_LISTENER_PORT_OFFSET,
+  scramFormatArgs,
+  securedBootstrapOf,
+  type KafkaClusterSecurity,
+} from './kafka-tls.ts';
 import { loadOrCreateLayout, nodeLogTail, writeNodeConfigs } from './kafka-cluster-files.ts';
 import { resolveDataDir } from './paths.ts';
 import { AbortPoll, pollUntil } from './poll.ts';
@@ -51,6 +59,11 @@ export interface KafkaClusterOptions {
    * network namespace (NetworkNamespace.hostAddress); see {@link namespaceBootstrap}.
    */
   namespaceListenerHost?: string;
+  /**
+   * Adds an SSL (mTLS) and a SASL_SSL listener to every node, SCRAM users, optionally ACLs (see
+   * kafka-tls.ts); {@link sslBootstrap} and {@link saslSslBootstrap} name them.
+   */
+  security?: KafkaClusterSecurity;
   /** Deadline for the cluster to become ready. Default 180 s. */
   readyTimeoutMs?: number;
 }
@@ -112,9 +125,15 @@ export class LocalKafkaCluster {
       libsDir: distribution.libsDir,
       heapMb: opts.heapMb ?? (opts.nodes === 1 ? 768 : 512),
     };
-    writeNodeConfigs(dataDir, cluster.addresses, opts.brokerOverrides ?? {}, opts.namespaceListenerHost);
+    writeNodeConfigs(
+      dataDir,
+      cluster.addresses,
+      opts.brokerOverrides ?? {},
+      opts.namespaceListenerHost,
+      opts.security,
+    );
     await assertPortsFree(cluster.portClaims(cluster.nodeIds()));
-    await cluster.formatUnformatted(runtime);
+    await cluster.formatUnformatted(runtime, scramFormatArgs(opts.security?.users ?? []));
     writeStateFile(kafkaRunningFile(dataDir), {
       ...runtime,
       bootstrapServers: cluster.bootstrapServers,
@@ -221,7 +240,7 @@ export class LocalKafkaCluster {
    * an assignment (see probeKafkaReady); rejects naming what was not ready at the deadline.
    */
   async waitReady(timeoutMs = DEFAULT_READY_TIMEOUT_MS): Promise<void> {
-    await probeKafkaReady(this.bootstrapServers, timeoutMs);
+    await probeKafkaReady(this.bootstrapServers, timeoutMs, { security: PLAINTEXT_SECURITY });
   }
 
   /** Stops all nodes (SIGTERM, SIGKILL after 30 s) and removes the state file; the data stays. */
@@ -269,7 +288,11 @@ export class LocalKafkaCluster {
     await pollUntil(
       async () => {
         if (!this.isNodeRunning(id)) throw new AbortPoll(this.exitedError(id, 'while rejoining'));
-        const { brokers, partitions } = await describePartitions(this.bootstrapServers, 5000);
+        const { brokers, partitions } = await describePartitions(
+          this.bootstrapServers,
+          5000,
+          PLAINTEXT_SECURITY,
+        );
         const othersUp = this.nodeIds().every((n) => n === id || this.nodeState(n) === 'running');
         last = partitions.filter(
           (p) =>
@@ -302,15 +325,25 @@ export class LocalKafkaCluster {
     return new Error(`Kafka node ${id} exited ${when}${how}${nodeLogTail(this.dataDir, id)}`);
   }
 
-  private async formatUnformatted(runtime: KafkaRuntime): Promise<void> {
+  private async formatUnformatted(runtime: KafkaRuntime, extraArgs: readonly string[]): Promise<void> {
     const unformatted = this.nodeIds().filter(
       (id) => !existsSync(kafkaNodeFiles(this.dataDir, id).metaProperties),
     );
     await Promise.all(
       unformatted.map((id) =>
-        formatKafkaNode(runtime, this.layout.clusterId, kafkaNodeFiles(this.dataDir, id)),
+        formatKafkaNode(runtime, this.layout.clusterId, kafkaNodeFiles(this.dataDir, id), extraArgs),
       ),
     );
+  }
+
+  /** Bootstrap servers of the SSL listeners (client certificates required); see KafkaClusterOptions.security. */
+  get sslBootstrap(): string {
+    return securedBootstrapOf(this.addresses, SSL_LISTENER_PORT_OFFSET);
+  }
+
+  /** Bootstrap servers of the SASL_SSL listeners. */
+  get saslSslBootstrap(): string {
+    return securedBootstrapOf(this.addresses, SASL_SSL_LISTENER_PORT_OFFSET);
   }
 
   /**

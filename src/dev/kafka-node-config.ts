@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { securedListenerSettings, type KafkaClusterSecurity } from './kafka-tls.ts';
 
 /** A local cluster has one node, or three for replication and failover tests. */
 export type ClusterSize = 1 | 3;
@@ -95,6 +96,8 @@ export interface ServerPropertiesInput {
    * in a network namespace whose link to the host can be cut (see NetworkNamespace).
    */
   namespaceListenerHost?: string;
+  /** Adds the SSL and SASL_SSL listeners (see kafka-tls.ts). */
+  security?: KafkaClusterSecurity;
   overrides?: Record<string, string>;
 }
 
@@ -103,17 +106,20 @@ export function serverSettings(input: ServerPropertiesInput): Record<string, str
   const { node, cluster } = input;
   const ns = input.namespaceListenerHost;
   const nsListener = ns ? `,NAMESPACE://${ns}:${node.brokerPort + NAMESPACE_LISTENER_PORT_OFFSET}` : '';
+  const secured = input.security === undefined ? undefined : securedListenerSettings(node, input.security);
+  const extra = secured === undefined ? '' : `,${secured.listeners}`;
   return {
     'process.roles': 'broker,controller',
     'node.id': String(node.id),
     'controller.quorum.voters': cluster.map((n) => `${n.id}@127.0.0.1:${n.controllerPort}`).join(','),
-    listeners: `PLAINTEXT://127.0.0.1:${node.brokerPort},CONTROLLER://127.0.0.1:${node.controllerPort}${nsListener}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:${node.brokerPort}${nsListener}`,
+    listeners: `PLAINTEXT://127.0.0.1:${node.brokerPort},CONTROLLER://127.0.0.1:${node.controllerPort}${nsListener}${extra}`,
+    'advertised.listeners': `PLAINTEXT://127.0.0.1:${node.brokerPort}${nsListener}${extra}`,
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
-    'listener.security.protocol.map': `CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT${ns ? ',NAMESPACE:PLAINTEXT' : ''}`,
+    'listener.security.protocol.map': `CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT${ns ? ',NAMESPACE:PLAINTEXT' : ''}${secured ? `,${secured.protocolMap}` : ''}`,
     'log.dirs': input.logDir,
     ...clusterBrokerSettings(cluster.length === 1 ? 1 : 3),
+    ...secured?.settings,
     ...input.overrides,
   };
 }

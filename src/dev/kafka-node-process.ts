@@ -40,6 +40,7 @@ export async function formatKafkaNode(
   runtime: KafkaRuntime,
   clusterId: string,
   files: NodeFiles,
+  extraArgs: readonly string[] = [],
 ): Promise<void> {
   const args = [
     '-Xmx256m',
@@ -53,6 +54,7 @@ export async function formatKafkaNode(
     '-c',
     files.serverProperties,
     '-g',
+    ...extraArgs,
   ];
   try {
     await execFileAsync(runtime.java, args, { cwd: files.dir, timeout: 120_000 });

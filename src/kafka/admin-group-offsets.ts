@@ -1,6 +1,7 @@
 import Kafka from '@confluentinc/kafka-javascript';
 import { classifyKafkaError } from './classify.ts';
 import { OFFSET_INVALID, type TopicPartitionOffset } from './records.ts';
+import { connectionProperties } from './security.ts';
 
 const call = <T>(fn: (cb: (err: unknown, v: T) => void) => void) =>
   new Promise<T>((resolve, reject) =>
@@ -20,8 +21,7 @@ export async function readGroupOffsets(
 ): Promise<TopicPartitionOffset[]> {
   const reader = new Kafka.KafkaConsumer(
     {
-      'bootstrap.servers': o.bootstrapServers,
-      'client.id': `${o.clientId}-offsets`,
+      ...connectionProperties(o.bootstrapServers, `${o.clientId}-offsets`),
       'group.id': o.groupId,
       'enable.auto.commit': false,
       // Otherwise OffsetFetch requires stable offsets (KIP-447) and waits out every open

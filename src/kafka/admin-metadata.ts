@@ -1,5 +1,7 @@
 import Kafka from '@confluentinc/kafka-javascript';
 import { classifyKafkaError } from './classify.ts';
+import { connectionProperties } from './security.ts';
+import { watchCredentials, type CredentialsWatch } from './refusal.ts';
 
 const call = <T>(fn: (cb: (err: unknown, v: T) => void) => void) =>
   new Promise<T>((resolve, reject) =>
@@ -13,21 +15,40 @@ const call = <T>(fn: (cb: (err: unknown, v: T) => void) => void) =>
  */
 export class MetadataClient {
   readonly #client: Kafka.Producer;
+  readonly #credentials: CredentialsWatch;
   #ready: Promise<void> | undefined;
 
   constructor(bootstrapServers: string, clientId: string) {
-    this.#client = new Kafka.Producer({ 'bootstrap.servers': bootstrapServers, 'client.id': clientId });
+    this.#client = new Kafka.Producer(connectionProperties(bootstrapServers, clientId));
+    this.#credentials = watchCredentials(this.#client);
+  }
+
+  /**
+   * `call` unless this client's credentials are refused first. The Admin API client reports no log
+   * lines, so the admin guards its calls with this client's (connected by {@link warmUp}).
+   */
+  guard<T>(call: Promise<T>): Promise<T> {
+    return this.#credentials.guard(call);
+  }
+
+  /** Starts connecting now, so that refused credentials are seen while an admin call waits. */
+  warmUp(): void {
+    this.#connected().catch(() => undefined);
   }
 
   #connected(): Promise<void> {
-    this.#ready ??= new Promise<void>((resolve, reject) =>
-      this.#client.connect({ timeout: 10_000 }, (err) =>
-        err ? reject(classifyKafkaError(err, 'admin')) : resolve(),
-      ),
-    ).catch((e: unknown) => {
-      this.#ready = undefined;
-      throw e;
-    });
+    this.#ready ??= this.#credentials
+      .guard(
+        new Promise<void>((resolve, reject) =>
+          this.#client.connect({ timeout: 10_000 }, (err) =>
+            err ? reject(classifyKafkaError(err, 'admin')) : resolve(),
+          ),
+        ),
+      )
+      .catch((e: unknown) => {
+        this.#ready = undefined;
+        throw e;
+      });
     return this.#ready;
   }
 

@@ -3,6 +3,7 @@ import { classifyKafkaError } from './classify.ts';
 import { readGroupOffsets } from './admin-group-offsets.ts';
 import { MetadataClient } from './admin-metadata.ts';
 import type { TopicPartitionOffset } from './records.ts';
+import { connectionProperties, kafkaSecurity } from './security.ts';
 
 /** A topic to create (`AdminPort.createTopics`, `ensureTopic`); `config` holds topic configs such as `cleanup.policy`. */
 export interface TopicSpec {
@@ -45,14 +46,17 @@ export interface AdminPort {
 const STATES = ['Unknown', 'PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead', 'Empty'];
 
 export function createAdmin(bootstrapServers: string, clientId = 'hamstring-admin'): AdminPort {
-  const admin = Kafka.AdminClient.create({ 'bootstrap.servers': bootstrapServers, 'client.id': clientId });
+  const admin = Kafka.AdminClient.create(connectionProperties(bootstrapServers, clientId));
+  const meta = new MetadataClient(bootstrapServers, `${clientId}-meta`);
+  // Refused credentials then end a waiting call at once (see MetadataClient.guard).
+  if (kafkaSecurity().protocol !== 'PLAINTEXT') meta.warmUp();
   const call = <T>(fn: (cb: (err: unknown, v: T) => void) => void) =>
-    new Promise<T>((resolve, reject) =>
-      fn((err, v) => (err ? reject(classifyKafkaError(err, 'admin')) : resolve(v))),
+    meta.guard(
+      new Promise<T>((resolve, reject) =>
+        fn((err, v) => (err ? reject(classifyKafkaError(err, 'admin')) : resolve(v))),
+      ),
     );
   const TOPIC_EXISTS = Kafka.CODES.ERRORS.ERR_TOPIC_ALREADY_EXISTS;
-
-  const meta = new MetadataClient(bootstrapServers, `${clientId}-meta`);
 
   return {
     async createTopics(topics, timeoutMs = 30_000) {

@@ -7,6 +7,7 @@ import type { FetchedRecord, OutgoingRecord, TopicPartition, TopicPartitionOffse
 import { tpKey } from './records.ts';
 import { watchForStranding } from './stranded-client.ts';
 import { attachDebugLog } from './debug-log.ts';
+import { connectionProperties } from './security.ts';
 
 /**
  * A producer whose `write` resolves only once the broker acknowledged every record of the call
@@ -131,8 +132,7 @@ export function createAcknowledgedWriter(
   log: Logger,
 ): AcknowledgedWriter {
   const props: Record<string, string | number | boolean> = {
-    'bootstrap.servers': settings.bootstrapServers,
-    'client.id': settings.clientId,
+    ...connectionProperties(settings.bootstrapServers, settings.clientId),
     'enable.idempotence': true,
     acks: 'all',
     'message.timeout.ms': settings.messageTimeoutMs,
@@ -254,8 +254,7 @@ interface EofEvent {
 export function createPartitionReader(settings: ReaderSettings, log: Logger): PartitionReader {
   const native = new Kafka.KafkaConsumer(
     {
-      'bootstrap.servers': settings.bootstrapServers,
-      'client.id': settings.clientId,
+      ...connectionProperties(settings.bootstrapServers, settings.clientId),
       // librdkafka requires a group id even for assign(); nothing is ever committed under it.
       'group.id': `${settings.clientId}.unused`,
       'enable.auto.commit': false,

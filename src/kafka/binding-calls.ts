@@ -8,24 +8,28 @@ import type {
   Metadata,
   Producer,
 } from '@confluentinc/kafka-javascript';
+import type { KafkaSecurity } from '../config/index.ts';
+import { connectionProperties } from './security.ts';
+import { watchCredentials } from './refusal.ts';
 
 /**
  * Promise wrappers of the binding's callback calls, for code that talks to the cluster directly
  * rather than through the runtime's ports (readiness probes, cluster tooling).
  */
 
-export function baseConfig(bootstrap: string, role: string): GlobalConfig {
+export function baseConfig(bootstrap: string, role: string, security?: KafkaSecurity): GlobalConfig {
   return {
-    'bootstrap.servers': bootstrap,
-    'client.id': `hamstring-${role}`,
+    ...connectionProperties(bootstrap, `hamstring-${role}`, security),
     // Brokers that are starting or restarting: retry connections quickly rather than backing off to 10 s.
     'reconnect.backoff.ms': 100,
     'reconnect.backoff.max.ms': 1000,
   };
 }
 
+/** Connects; refused credentials (TLS, SASL) reject at once with an `authorization` error. */
 export function connect(client: Producer | KafkaConsumer, timeoutMs: number): Promise<Metadata> {
-  return callback<Metadata>((cb) => client.connect({ timeout: timeoutMs }, cb));
+  const credentials = watchCredentials(client);
+  return credentials.guard(callback<Metadata>((cb) => client.connect({ timeout: timeoutMs }, cb)));
 }
 
 export function getMetadata(

@@ -2,6 +2,7 @@ import Kafka from '@confluentinc/kafka-javascript';
 import { classifyKafkaError } from './classify.ts';
 import { toRecord } from './consumer.ts';
 import { tpKey, type FetchedRecord, type TopicPartition } from './records.ts';
+import { connectionProperties } from './security.ts';
 
 /** A partition to read from `from` (inclusive) until the position reaches `until`. */
 export interface ChangelogRange extends TopicPartition {
@@ -37,8 +38,7 @@ export async function openChangelogReader(o: {
 }): Promise<ChangelogReader> {
   const native = new Kafka.KafkaConsumer(
     {
-      'bootstrap.servers': o.bootstrapServers,
-      'client.id': o.clientId,
+      ...connectionProperties(o.bootstrapServers, o.clientId),
       // Required by the client, never joined: the reader only assigns.
       'group.id': `${o.clientId}-restore`,
       'enable.auto.commit': false,

@@ -1,5 +1,6 @@
 import { librdkafkaDebugContexts } from './debug-log.ts';
 import { STATS_INTERVAL_MS } from './stranded-client.ts';
+import { connectionProperties } from './security.ts';
 
 /** Settings the runtime passes down to librdkafka, already resolved from config.yaml and env. */
 export interface KafkaClientSettings {
@@ -51,8 +52,7 @@ const metadataRefresh = (s: KafkaClientSettings): Props => ({
 
 export function consumerProperties(s: ConsumerSettings): Props {
   const props: Props = {
-    'bootstrap.servers': s.bootstrapServers,
-    'client.id': s.clientId,
+    ...connectionProperties(s.bootstrapServers, s.clientId),
     'group.id': s.groupId,
     'group.protocol': s.groupProtocol,
     'max.poll.interval.ms': s.maxPollIntervalMs,
@@ -98,8 +98,7 @@ export function clientDiagnostics(): Props {
 
 export function producerProperties(s: ProducerSettings): Props {
   const props: Props = {
-    'bootstrap.servers': s.bootstrapServers,
-    'client.id': s.clientId,
+    ...connectionProperties(s.bootstrapServers, s.clientId),
     'enable.idempotence': true,
     acks: 'all',
     'message.timeout.ms': s.messageTimeoutMs,

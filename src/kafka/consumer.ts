@@ -14,6 +14,7 @@ import {
   type TopicPartition,
   type TopicPartitionOffset,
 } from './records.ts';
+import { watchCredentials } from './refusal.ts';
 
 export type { RebalanceListener } from './consumer-rebalance.ts';
 
@@ -91,6 +92,7 @@ export function createConsumer(
     onError(err);
   });
   attachDebugLog(native, settings.clientId);
+  const credentials = watchCredentials(native, onError);
   watchForStranding(
     native,
     (reason) => {
@@ -125,9 +127,11 @@ export function createConsumer(
     memberDescription: `${settings.clientId}@${settings.groupId}`,
     connect: (timeoutMs) => {
       connected = true;
-      return call<void>('connect', (cb) => {
-        native.connect({ timeout: timeoutMs }, (err) => cb(err, undefined));
-      });
+      return credentials.guard(
+        call<void>('connect', (cb) => {
+          native.connect({ timeout: timeoutMs }, (err) => cb(err, undefined));
+        }),
+      );
     },
     subscribe(topics) {
       try {

@@ -59,7 +59,6 @@ export const ERROR_TABLE: Readonly<Record<string, CodeDecision>> = {
   _ALL_BROKERS_DOWN: 'transport',
   _NODE_UPDATE: 'transport',
   _DESTROY_BROKER: 'transport',
-  _SSL: 'transport',
   REQUEST_TIMED_OUT: 'transport',
   NETWORK_EXCEPTION: 'transport',
   BROKER_NOT_AVAILABLE: 'transport',
@@ -84,6 +83,9 @@ export const ERROR_TABLE: Readonly<Record<string, CodeDecision>> = {
   DELEGATION_TOKEN_EXPIRED: 'authorization',
   SASL_AUTHENTICATION_FAILED: 'authorization',
   _AUTHENTICATION: 'authorization',
+  // A failed TLS handshake (untrusted broker certificate, client certificate refused): the same
+  // files fail again, so it stops like a refused password instead of reconnecting forever.
+  _SSL: 'authorization',
   UNACCEPTABLE_CREDENTIAL: 'authorization',
   PRINCIPAL_DESERIALIZATION_FAILURE: 'authorization',
 

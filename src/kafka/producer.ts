@@ -13,6 +13,7 @@ import { NativeCalls } from './producer-calls.ts';
 import { DeliveryReports, type TransactionTally } from './producer-deliveries.ts';
 import { sendRecord } from './producer-send.ts';
 import type { OutgoingRecord, TopicPartitionOffset } from './records.ts';
+import { watchCredentials } from './refusal.ts';
 
 export type { DeliveryTally, TransactionTally } from './producer-deliveries.ts';
 
@@ -89,16 +90,20 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
     const err = classifyKafkaError(e, 'client');
     if (!connection.error(err)) log.debug({ err: err.toLog() }, 'kafka: producer client error');
   });
+  // Refused credentials fail the calls waiting now, not after librdkafka's reconnects time out.
+  const credentials = watchCredentials(native, (err) => calls.strand(err));
 
   return {
     transactionalId: settings.transactionalId,
     connect: (timeoutMs) =>
-      new Promise<void>((resolve, reject) => {
-        native.connect({ timeout: timeoutMs }, (err) =>
-          err ? reject(classifyKafkaError(err, 'connect')) : resolve(),
-        );
-        native.setPollInterval(50);
-      }),
+      credentials.guard(
+        new Promise<void>((resolve, reject) => {
+          native.connect({ timeout: timeoutMs }, (err) =>
+            err ? reject(classifyKafkaError(err, 'connect')) : resolve(),
+          );
+          native.setPollInterval(50);
+        }),
+      ),
     initTransactions: () => calls.bounded('init-transactions', (t, cb) => native.initTransactions(t, cb)),
     beginTransaction() {
       reports.begin();

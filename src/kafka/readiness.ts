@@ -1,5 +1,6 @@
 import Kafka from '@confluentinc/kafka-javascript';
 import type { IAdminClient, LibrdKafkaError } from '@confluentinc/kafka-javascript';
+import type { KafkaSecurity } from '../config/index.ts';
 import type { TopicSpec } from './admin.ts';
 import {
   baseConfig,
@@ -23,6 +24,8 @@ export interface ProbeKafkaReadyOptions {
    * prefers; 'classic' checks the older join/sync path.
    */
   groupProtocol?: 'classic' | 'consumer';
+  /** How to connect; default the process's settings (a local cluster probes its PLAINTEXT listener). */
+  security?: KafkaSecurity;
 }
 
 /**
@@ -45,7 +48,7 @@ export async function probeKafkaReady(
     attempts += 1;
     const step = { name: 'metadata' };
     try {
-      await probeOnce(bootstrap, deadline, step, opts.groupProtocol ?? 'consumer');
+      await probeOnce(bootstrap, deadline, step, opts.groupProtocol ?? 'consumer', opts.security);
       return;
     } catch (error) {
       failure = `${step.name} not ready (${describeError(error)})`;
@@ -89,8 +92,12 @@ export interface ClusterPartitions {
 }
 
 /** Reads the cluster metadata: which brokers are registered and each partition's leader and ISR. */
-export async function describePartitions(bootstrap: string, timeoutMs: number): Promise<ClusterPartitions> {
-  const producer = new Kafka.Producer(baseConfig(bootstrap, 'describe'));
+export async function describePartitions(
+  bootstrap: string,
+  timeoutMs: number,
+  security?: KafkaSecurity,
+): Promise<ClusterPartitions> {
+  const producer = new Kafka.Producer(baseConfig(bootstrap, 'describe', security));
   try {
     await connect(producer, timeoutMs);
     const metadata = await getMetadata(producer, { allTopics: true, timeout: timeoutMs });
@@ -115,10 +122,15 @@ export async function describePartitions(bootstrap: string, timeoutMs: number): 
  * Creates the topic unless it exists, then waits until every partition has a leader (a created
  * topic is not writable at once). An existing topic is accepted as it is.
  */
-export async function ensureTopic(bootstrap: string, spec: TopicSpec, timeoutMs: number): Promise<void> {
+export async function ensureTopic(
+  bootstrap: string,
+  spec: TopicSpec,
+  timeoutMs: number,
+  security?: KafkaSecurity,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const admin = Kafka.AdminClient.create(baseConfig(bootstrap, 'admin'));
-  const producer = new Kafka.Producer(baseConfig(bootstrap, 'admin-metadata'));
+  const admin = Kafka.AdminClient.create(baseConfig(bootstrap, 'admin', security));
+  const producer = new Kafka.Producer(baseConfig(bootstrap, 'admin-metadata', security));
   try {
     await connect(producer, remaining(deadline));
     await createTopicIfMissing(admin, spec, remaining(deadline));
@@ -141,11 +153,12 @@ async function probeOnce(
   deadline: number,
   step: { name: string },
   groupProtocol: 'classic' | 'consumer',
+  security: KafkaSecurity | undefined,
 ): Promise<void> {
   // Cap each step so that a client stuck on a broker that went away is replaced by a fresh one.
   const stepMs = (): number => Math.min(remaining(deadline), 30_000);
   step.name = 'metadata';
-  const metadataProducer = new Kafka.Producer(baseConfig(bootstrap, 'probe-metadata'));
+  const metadataProducer = new Kafka.Producer(baseConfig(bootstrap, 'probe-metadata', security));
   let brokers: number;
   try {
     brokers = (await connect(metadataProducer, stepMs())).brokers.length;
@@ -156,18 +169,27 @@ async function probeOnce(
 
   step.name = 'probe topic';
   const replicationFactor = Math.min(3, brokers);
-  await ensureTopic(bootstrap, { topic: READINESS_PROBE_TOPIC, partitions: 1, replicationFactor }, stepMs());
+  await ensureTopic(
+    bootstrap,
+    { topic: READINESS_PROBE_TOPIC, partitions: 1, replicationFactor },
+    stepMs(),
+    security,
+  );
 
   step.name = 'transactions';
-  await probeTransaction(bootstrap, stepMs);
+  await probeTransaction(bootstrap, stepMs, security);
 
   step.name = 'consumer group';
-  await probeGroupJoin(bootstrap, stepMs(), groupProtocol);
+  await probeGroupJoin(bootstrap, stepMs(), groupProtocol, security);
 }
 
-async function probeTransaction(bootstrap: string, stepMs: () => number): Promise<void> {
+async function probeTransaction(
+  bootstrap: string,
+  stepMs: () => number,
+  security: KafkaSecurity | undefined,
+): Promise<void> {
   const producer = new Kafka.Producer({
-    ...baseConfig(bootstrap, 'probe-txn'),
+    ...baseConfig(bootstrap, 'probe-txn', security),
     'transactional.id': uniqueName('hamstring-readiness'),
   });
   try {
@@ -185,6 +207,7 @@ async function probeGroupJoin(
   bootstrap: string,
   timeoutMs: number,
   protocol: 'classic' | 'consumer',
+  security: KafkaSecurity | undefined,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const groupId = uniqueName('hamstring-readiness');
@@ -192,7 +215,7 @@ async function probeGroupJoin(
   let rebalanceError: string | undefined;
   const consumer = new Kafka.KafkaConsumer(
     {
-      ...baseConfig(bootstrap, 'probe-group'),
+      ...baseConfig(bootstrap, 'probe-group', security),
       'group.id': groupId,
       'group.protocol': protocol,
       'enable.auto.commit': false,
@@ -214,13 +237,17 @@ async function probeGroupJoin(
       throw new Error(rebalanceError ?? `no assignment for group ${groupId} within ${timeoutMs} ms`);
   } finally {
     await disconnect(consumer);
-    await deleteGroupQuietly(bootstrap, groupId);
+    await deleteGroupQuietly(bootstrap, groupId, security);
   }
 }
 
 /** Probe groups would otherwise pile up in every long-lived dev cluster. */
-async function deleteGroupQuietly(bootstrap: string, groupId: string): Promise<void> {
-  const admin = Kafka.AdminClient.create(baseConfig(bootstrap, 'probe-cleanup'));
+async function deleteGroupQuietly(
+  bootstrap: string,
+  groupId: string,
+  security: KafkaSecurity | undefined,
+): Promise<void> {
+  const admin = Kafka.AdminClient.create(baseConfig(bootstrap, 'probe-cleanup', security));
   try {
     await new Promise<void>((resolve) => admin.deleteGroups([groupId], { timeout: 5000 }, () => resolve()));
   } finally {

@@ -1,5 +1,6 @@
 import type { AdminPort, TopicSpec } from '../kafka/admin.ts';
 import { systemClock, type Clock } from './clock.ts';
+import { hiddenTopicsHint } from '../kafka/security.ts';
 
 /** What a worker writes to besides its inputs, checked or created before the first transaction. */
 export interface TopicPlan {
@@ -63,7 +64,8 @@ export async function prepareOutputTopics(admin: AdminPort, plan: TopicPlan): Pr
   if (outputs.length > 0) {
     return (
       `configuration error: output topic(s) ${outputs.join(', ')} of stage ${plan.stage} do not exist on ` +
-      `${plan.bootstrapServers}; create them or fix the stage's output topics`
+      `${plan.bootstrapServers}; create them or fix the stage's output topics` +
+      hiddenTopicsHint(outputs, 'WRITE')
     );
   }
   if (!plan.deadLetterTopic) return undefined;

@@ -4,6 +4,7 @@ import { replayDeadLetters, unreplayableTopic, type ReplaySummary } from '../../
 import { kafkaOptionsFromConfig } from '../../app/worker-config.ts';
 import type { WorkerKafkaOptions } from '../../runtime/index.ts';
 import { UsageError, type Command, type CommandIo } from '../command.ts';
+import { useConfiguredKafkaSecurity } from '../../kafka/security.ts';
 
 /** Exit code when some dead letters had no origin and were moved to `<dlt>.unreplayable`. */
 export const EXIT_UNREPLAYABLE = 3;
@@ -85,6 +86,8 @@ export const dltReplayCommand: Command = {
     } catch (e) {
       if (typeof values.bootstrap !== 'string') throw e;
     }
+    // A config that loads but names an unreadable password file is an error even with --bootstrap.
+    if (config) useConfiguredKafkaSecurity(config);
     const bootstrap = typeof values.bootstrap === 'string' ? values.bootstrap : bootstrapServers(config!);
     const summary = await replayDeadLetters({
       dltTopic,

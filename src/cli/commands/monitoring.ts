@@ -7,6 +7,7 @@ import { createLogger } from '../../observability/logger.ts';
 import { instanceIdFrom } from '../../app/worker-config.ts';
 import type { Command } from '../command.ts';
 import { intOption, stringOption } from '../options.ts';
+import { useConfiguredKafkaSecurity } from '../../kafka/security.ts';
 
 /** How often the command checks that the agent's worker has not failed for good. */
 const WATCH_INTERVAL_MS = 1_000;
@@ -38,6 +39,7 @@ export const monitoringRunCommand: Command = {
   async run({ values, io }) {
     const path = stringOption(values, 'config');
     const config = loadConfig(path !== undefined ? { path } : {});
+    useConfiguredKafkaSecurity(config);
     const prefix = stringOption(values, 'topic-prefix') ?? MONITORING_TOPIC_PREFIX;
     const database = stringOption(values, 'database');
     const group = stringOption(values, 'group');

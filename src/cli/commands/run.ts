@@ -6,6 +6,7 @@ import { runStages, type RunningStages } from '../../app/run-stages.ts';
 import { loadConfig } from '../../config/index.ts';
 import type { Command } from '../command.ts';
 import { intOption, stringOption } from '../options.ts';
+import { useConfiguredKafkaSecurity } from '../../kafka/security.ts';
 
 export const runCommand: Command = {
   usage:
@@ -38,6 +39,7 @@ export const runCommand: Command = {
   async run({ values, positionals, io }) {
     const path = stringOption(values, 'config');
     const config = loadConfig(path !== undefined ? { path } : {});
+    useConfiguredKafkaSecurity(config);
     const component = stringOption(values, 'name');
     const spec = positionals[0]!;
     const resources = new StageResources();

@@ -6,6 +6,7 @@ import { createLogger } from '../../observability/logger.ts';
 import type { Command, CommandIo } from '../command.ts';
 import { intOption, stringOption } from '../options.ts';
 import { startLocalServices } from '../local-services.ts';
+import { useConfiguredKafkaSecurity } from '../../kafka/security.ts';
 
 const DEMO_LOG = 'var/log/hamstring-up.log';
 /** How long the summary waits for the monitoring agent's last inserts. */
@@ -44,6 +45,7 @@ export const upCommand: Command = {
   async run({ values, io }) {
     const path = stringOption(values, 'config');
     const config = loadConfig(path !== undefined ? { path } : {});
+    useConfiguredKafkaSecurity(config);
     if (config.environment.kafka_bootstrap_servers === undefined) await startLocalServices(io);
     else io.out(`up: using the configured Kafka ${config.environment.kafka_bootstrap_servers}`);
     if (values['services-only'] === true) return 0;

@@ -1,6 +1,8 @@
 import { classifyKafkaError } from '../../kafka/classify.ts';
 import { KafkaError } from '../../kafka/kafka-error.ts';
 import { tpKey } from '../../kafka/records.ts';
+import { explainRefusal } from '../../kafka/refusal.ts';
+import { kafkaSecurity, principalOf } from '../../kafka/security.ts';
 import { ReconnectStopped, RetriesExhausted } from '../kafka-session.ts';
 import {
   planRecovery,
@@ -19,6 +21,8 @@ const FATAL_WINDOW_MS = 60_000;
 export type RecoveryExecutorContext = Pick<
   WorkerContext,
   | 'o'
+  | 'stage'
+  | 'groupId'
   | 'clock'
   | 'log'
   | 'metrics'
@@ -53,8 +57,18 @@ export class RecoveryExecutor {
   }
 
   /** Plans for `err` in `situation`, with what the worker knows now. */
-  plan(err: KafkaError, situation: RecoverySituation, deadlinePassed = true): RecoveryPlan {
+  plan(refused: KafkaError, situation: RecoverySituation, deadlinePassed = true): RecoveryPlan {
     const ctx = this.ctx;
+    const err = explainRefusal(refused, {
+      principal: principalOf(kafkaSecurity()),
+      groupId: ctx.groupId,
+      transactionalId:
+        ctx.o.mode === 'exactly-once'
+          ? (ctx.o.kafka.transactionalId ?? `${ctx.stage.name}-${ctx.o.instanceId}`)
+          : undefined,
+      inputs: ctx.stage.inputTopics,
+      outputs: ctx.stage.outputTopics === 'any' ? [] : ctx.stage.outputTopics,
+    });
     const rc: RecoveryContext = {
       situation,
       deadlinePassed,

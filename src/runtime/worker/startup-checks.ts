@@ -6,6 +6,7 @@ import { retryTopicsOf } from '../record-errors/retry-topics.ts';
 import { prepareOutputTopics } from '../topic-setup.ts';
 import type { RecordErrorPolicy } from '../record-errors/policy.ts';
 import type { Stage } from '../stage.ts';
+import { hiddenTopicsHint } from '../../kafka/security.ts';
 
 export interface StartupCheckDeps {
   admin: AdminPort;
@@ -43,7 +44,8 @@ export async function runStartupChecks(d: StartupCheckDeps): Promise<string | un
   if (missing.length > 0)
     return (
       `configuration error: input topic(s) ${missing.join(', ')} of stage ${d.stage.name} do not exist ` +
-      `on ${d.bootstrapServers}; create them or fix the stage's input topics`
+      `on ${d.bootstrapServers}; create them or fix the stage's input topics` +
+      hiddenTopicsHint(missing, 'READ')
     );
   try {
     await ensureRetryTopics(d);
