@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { checkInspectorModels, INSPECTOR_CLASSES } from './inspector-models.ts';
-import { requiredLogInformationSchema } from './log-line-format.ts';
+import {
+  checkOptionalAgainstRequired,
+  optionalLogInformationSchema,
+  requiredLogInformationSchema,
+} from './log-line-format.ts';
 import { addProblem, asArray, asRecord } from './refinements.ts';
 import {
   componentName,
@@ -57,14 +61,26 @@ const batchHandlerOverrideSchema = z.strictObject({
     .optional(),
 });
 
-const collectorSchema = z.strictObject({
-  name: componentName(),
-  protocol_base: componentName(),
-  required_log_information: requiredLogInformationSchema,
-  batch_handler_config_override: batchHandlerOverrideSchema.optional(),
-  /** Not in the Python config: longer lines are recorded as failed without being parsed. */
-  max_line_bytes: positiveInt(1_048_576).default(16_384),
-});
+const collectorSchema = z
+  .strictObject({
+    name: componentName(),
+    protocol_base: componentName(),
+    required_log_information: requiredLogInformationSchema,
+    /** Not in the Python config: fields checked only when a line has them. */
+    optional_log_information: optionalLogInformationSchema.default([]),
+    batch_handler_config_override: batchHandlerOverrideSchema.optional(),
+    /** Not in the Python config: longer lines are recorded as failed without being parsed. */
+    max_line_bytes: positiveInt(1_048_576).default(16_384),
+  })
+  .superRefine(
+    (c, ctx) =>
+      checkOptionalAgainstRequired(
+        ctx,
+        asRecord(c)?.required_log_information,
+        asRecord(c)?.optional_log_information,
+      ),
+    { when: () => true },
+  );
 
 const prefilterSchema = z.strictObject({
   name: componentName(),
