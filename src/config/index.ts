@@ -9,9 +9,12 @@ export {
   CONFIG_PATH_ENV,
   DEFAULT_CONFIG_PATH,
   bootstrapServers,
+  configWarnings,
   loadConfig,
   validateConfig,
 } from './load.ts';
+export { V2_DOMAIN_NAME_PATTERN } from './compat.ts';
+export type { ConfigWarning } from './compat.ts';
 export type { LoadConfigOptions } from './load.ts';
 export {
   DOMAIN_NAME_PATTERN,

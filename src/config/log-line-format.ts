@@ -1,5 +1,6 @@
 import { RE2JS } from 're2js';
 import { z } from 'zod';
+import { rewriteLookaround } from './lookaround.ts';
 import { addProblem, asArray, asRecord } from './refinements.ts';
 import { nonEmptyString } from './value-schemas.ts';
 
@@ -100,7 +101,8 @@ export function checkOptionalAgainstRequired(
   const names = new Set(asArray(required).map(entryName));
   asArray(optional).forEach((entry, index) => {
     const name = entryName(entry);
-    if (typeof name === 'string' && names.has(name))
+    // ts and src_ip are refused by the list's own check.
+    if (typeof name === 'string' && names.has(name) && !(name in REQUIRED_LOG_FIELDS))
       addProblem(
         ctx,
         ['optional_log_information', index, 0],
@@ -252,12 +254,14 @@ function checkPattern(ctx: z.RefinementCtx<unknown>, pattern: string): void {
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (LOOKAROUND.test(pattern)) {
+      const rewrite = rewriteLookaround(pattern, () => true);
       addProblem(
         ctx,
         [2],
         'regular expression without lookaround (RE2 syntax, matched in linear time)',
         pattern,
-        `${reason}; express a length bound as the fourth element, e.g. [domain_name, RegEx, '${DOMAIN_NAME_PATTERN}', 253]`,
+        `${reason}; ${rewrite.ok ? '' : `not rewritten automatically: ${rewrite.reason}; `}` +
+          `express a length bound as the fourth element, e.g. [domain_name, RegEx, '${DOMAIN_NAME_PATTERN}', 253]`,
       );
     } else addProblem(ctx, [2], 'regular expression that compiles (RE2 syntax)', pattern, reason);
   }
