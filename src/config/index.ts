@@ -55,3 +55,5 @@ export type {
 } from './schema.ts';
 export { PIPELINE_STAGES, fullStageName, unknownStageKeys } from './stage-names.ts';
 export type { StageFullName, StageShortName, UnknownStageKey } from './stage-names.ts';
+export { SYSLOG_FACILITIES, SYSLOG_SEVERITIES } from './syslog-schema.ts';
+export type { SyslogConfig } from './syslog-schema.ts';

@@ -6,6 +6,7 @@ import {
   requiredLogInformationSchema,
 } from './log-line-format.ts';
 import { addProblem, asArray, asRecord } from './refinements.ts';
+import { syslogSchema } from './syslog-schema.ts';
 import {
   componentName,
   fraction,
@@ -246,10 +247,14 @@ const alertingSchema = z
      * the alert id as `Idempotency-Key`; retries and dead letters follow `environment.record_errors`.
      */
     webhook: webhookSchema.optional(),
+    /** RFC 5424 syslog with an ECS JSON body, at least once (src/config/syslog-schema.ts). */
+    syslog: syslogSchema.optional(),
   })
   .superRefine((alerting, ctx) => {
     if (alerting.webhook !== undefined && !alerting.log_to_kafka)
       addProblem(ctx, ['log_to_kafka'], 'true (alerting.webhook reads external_kafka_topic)', false);
+    if (alerting.syslog !== undefined && !alerting.log_to_kafka)
+      addProblem(ctx, ['log_to_kafka'], 'true (alerting.syslog reads external_kafka_topic)', false);
   });
 
 const monitoringSchema = z.strictObject({
