@@ -13,7 +13,7 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 #    libjemalloc2, the allocator bin/hamstring.js preloads (bin/allocator.js).
 packages=(zlib1g-dev libssl-dev libsasl2-dev libzstd-dev liblz4-dev libcurl4-openssl-dev
   openjdk-17-jre-headless maven clickhouse-server clickhouse-client iproute2 procps chromium
-  libjemalloc2)
+  libjemalloc2 rsyslog) # rsyslog: the real receiver of the alerter's syslog sink test (test/helpers/rsyslog.ts)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
