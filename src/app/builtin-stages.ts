@@ -1,6 +1,6 @@
 import type { HamstringConfig } from '../config/index.ts';
 import type { Stage } from '../runtime/index.ts';
-import { createAlerter, createWebhookSink } from '../stages/alerter/index.ts';
+import { createAlerter, createSyslogSink, createWebhookSink } from '../stages/alerter/index.ts';
 import { createDetectorStage } from '../stages/detector/index.ts';
 import {
   createCollectorStage,
@@ -49,10 +49,11 @@ const BUILDERS: Record<ComponentKind, Build> = {
     });
   },
   webhook: (config) => createWebhookSink({ config }),
+  syslog: (config) => createSyslogSink({ config }),
 };
 
 /** Runs in at-least-once mode (side effects outside Kafka, then the commit); every other kind exactly once. */
-export const AT_LEAST_ONCE_KINDS: ReadonlySet<string> = new Set<ComponentKind>(['webhook']);
+export const AT_LEAST_ONCE_KINDS: ReadonlySet<string> = new Set<ComponentKind>(['webhook', 'syslog']);
 
 /** The stage of one configured component, under its worker's name (see `componentStage`). */
 export async function buildComponentStage(

@@ -2,8 +2,8 @@ import { fullStageName, type HamstringConfig, type StageShortName } from '../con
 import type { Stage } from '../runtime/index.ts';
 import { componentGroupId } from '../stages/index.ts';
 
-/** A stage kind `hamstring run` and `hamstring up` know: the six pipeline stages and the webhook sink. */
-export type ComponentKind = StageShortName | 'webhook';
+/** A stage kind `hamstring run` and `hamstring up` know: the six pipeline stages and the alert sinks. */
+export type ComponentKind = StageShortName | 'webhook' | 'syslog';
 
 /** One configured instance of a stage kind: `collector` `dga_collector`, `alerter` `generic`, ... */
 export interface PipelineComponent {
@@ -15,7 +15,7 @@ export interface PipelineComponent {
 /**
  * Every component the config describes, upstream first: the logserver, each collector, prefilter,
  * inspector and detector entry, each alerter some detector sends to (`produce_topics`), and the
- * webhook sink when `pipeline.alerting.webhook` is set.
+ * webhook and syslog sinks when `pipeline.alerting.webhook` / `.syslog` are set.
  */
 export function pipelineComponents(config: HamstringConfig): PipelineComponent[] {
   const p = config.pipeline;
@@ -28,6 +28,7 @@ export function pipelineComponents(config: HamstringConfig): PipelineComponent[]
     ...p.data_analysis.map((d) => ({ kind: 'detector' as const, name: d.name })),
     ...alerters.map((name) => ({ kind: 'alerter' as const, name })),
     ...(p.alerting.webhook ? [{ kind: 'webhook' as const, name: 'webhook' }] : []),
+    ...(p.alerting.syslog ? [{ kind: 'syslog' as const, name: 'syslog' }] : []),
   ];
 }
 

@@ -1,4 +1,4 @@
-import { bootstrapServers, unknownStageKeys, type HamstringConfig } from '../config/index.ts';
+import { bootstrapServers, configWarnings, unknownStageKeys, type HamstringConfig } from '../config/index.ts';
 import { threadPoolSize } from '../kafka/abandoned-clients.ts';
 import { endpointAccessToken } from '../config/endpoint-access.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
@@ -79,6 +79,8 @@ export async function runStages(options: RunStagesOptions): Promise<RunningStage
       `libuv thread pool of ${pool}: liveness turns red once stuck librdkafka calls hold half of it; ` +
         `start the process with UV_THREADPOOL_SIZE=${RECOMMENDED_THREAD_POOL_SIZE} (hamstring run does)`,
     );
+  for (const warning of configWarnings(config))
+    log.warn({ event: 'config-compat', path: warning.path }, `config: ${warning.path}: ${warning.message}`);
   for (const key of unknownStageKeys(config, stages))
     log.warn(
       { event: 'config-unknown-stage', path: key.path },

@@ -18,9 +18,12 @@ export {
   CONFIG_PATH_ENV,
   DEFAULT_CONFIG_PATH,
   bootstrapServers,
+  configWarnings,
   loadConfig,
   validateConfig,
 } from './load.ts';
+export { V2_DOMAIN_NAME_PATTERN } from './compat.ts';
+export type { ConfigWarning } from './compat.ts';
 export type { LoadConfigOptions } from './load.ts';
 export {
   DOMAIN_NAME_PATTERN,
@@ -63,3 +66,5 @@ export { PIPELINE_STAGES, fullStageName, unknownStageKeys } from './stage-names.
 export type { StageFullName, StageShortName, UnknownStageKey } from './stage-names.ts';
 export { hostPort, sensorSchema } from './sensors-schema.ts';
 export type { DnstapSensorConfig, SensorConfig } from './sensors-schema.ts';
+export { SYSLOG_FACILITIES, SYSLOG_SEVERITIES } from './syslog-schema.ts';
+export type { SyslogConfig } from './syslog-schema.ts';

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { normalize, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
+import { translateCompat, type ConfigWarning } from './compat.ts';
 import { applyConfigOverrides, readBatchEnv, readConfigOverrides } from './env-overrides.ts';
 import type { ConfigIssue } from './errors.ts';
 import { ConfigError, formatPath, makeIssue } from './errors.ts';
@@ -24,7 +25,8 @@ export interface LoadConfigOptions {
 
 /**
  * Reads, parses and validates config.yaml, applies the environment overrides and fills in the
- * defaults. Also validates KAFKA_TRANSACTION_BATCH_SIZE / _TIMEOUT_MS so that a bad value fails
+ * defaults. A Python HAMSTRING config is read as it is: what is done differently is listed by
+ * {@link configWarnings}. Also validates KAFKA_TRANSACTION_BATCH_SIZE / _TIMEOUT_MS so that a bad value fails
  * at start rather than at the first batch.
  *
  * @throws {@link ConfigError} listing every problem: unreadable file, YAML syntax, schema
@@ -55,7 +57,8 @@ export function validateConfig(
   const source = options.source ?? DEFAULT_CONFIG_PATH;
   const { overrides, issues: overrideIssues } = readConfigOverrides(env);
   const { issues: batchIssues } = readBatchEnv(env);
-  const result = parseWithSchema(hamstringConfigSchema, applyConfigOverrides(tree, overrides));
+  const compat = translateCompat(tree);
+  const result = parseWithSchema(hamstringConfigSchema, applyConfigOverrides(compat.tree, overrides));
   const schemaIssues = result.ok
     ? []
     : result.issues.map((issue) => {
@@ -64,7 +67,20 @@ export function validateConfig(
       });
   const issues = [...overrideIssues, ...batchIssues, ...schemaIssues];
   if (issues.length > 0 || !result.ok) throw new ConfigError(source, issues);
+  WARNINGS.set(result.data, compat.warnings);
   return result.data;
+}
+
+const WARNINGS = new WeakMap<HamstringConfig, readonly ConfigWarning[]>();
+
+/**
+ * The settings of a loaded config that are read differently from what they say (a Python
+ * HAMSTRING config: a lookaround pattern rewritten, a model that cannot run replaced, a section
+ * ignored), each with its key path and what is done instead. Empty for a config not made by
+ * {@link loadConfig} or {@link validateConfig} (a copy included).
+ */
+export function configWarnings(config: HamstringConfig): readonly ConfigWarning[] {
+  return WARNINGS.get(config) ?? [];
 }
 
 /**

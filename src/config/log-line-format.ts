@@ -1,6 +1,7 @@
 import { RE2JS } from 're2js';
 import { z } from 'zod';
-import { addProblem, asArray } from './refinements.ts';
+import { rewriteLookaround } from './lookaround.ts';
+import { addProblem, asArray, asRecord } from './refinements.ts';
 import { nonEmptyString } from './value-schemas.ts';
 
 /** The field types of a collector's `required_log_information` entry `[name, Type, arg3?, arg4?]`. */
@@ -34,7 +35,14 @@ export const DOMAIN_NAME_PATTERN =
 
 /** One validated `required_log_information` entry, as the collector consumes it. */
 export type LogField =
-  | { readonly name: string; readonly type: 'Timestamp'; readonly format: string }
+  | {
+      readonly name: string;
+      readonly type: 'Timestamp';
+      /** The first of `formats`. */
+      readonly format: string;
+      /** strptime formats tried in order (the first that parses a value gives its time); absent: `[format]`. */
+      readonly formats?: readonly string[];
+    }
   | { readonly name: string; readonly type: 'IpAddress' }
   | {
       readonly name: string;
@@ -70,6 +78,65 @@ export const requiredLogInformationSchema = z
   .superRefine((entries, ctx) => checkNames(entries, ctx), { when: () => true })
   .transform((entries) => entries.map(toLogField));
 
+/**
+ * `optional_log_information` (not in the Python config): entries in the same form, checked only when
+ * a line has the field, so one collector takes lines that lack it (HAMSTRING v2.0.0's lines carry no
+ * `response_ip`). `ts` and `src_ip` cannot be optional; a ListItem here has no relevant list, because
+ * the prefilter could not tell a line without the field from an irrelevant one.
+ */
+export const optionalLogInformationSchema = z
+  .array(entrySchema, { error: 'list of [name, Type, ...] fields' })
+  .superRefine((entries, ctx) => checkOptionalNames(entries, ctx), { when: () => true })
+  .transform((entries) => entries.map(toLogField));
+
+/**
+ * A collector's two lists together: a name is either required or optional. Call from the collector's
+ * refinement with the lists as found (possibly invalid).
+ */
+export function checkOptionalAgainstRequired(
+  ctx: z.RefinementCtx<unknown>,
+  required: unknown,
+  optional: unknown,
+): void {
+  const names = new Set(asArray(required).map(entryName));
+  asArray(optional).forEach((entry, index) => {
+    const name = entryName(entry);
+    // ts and src_ip are refused by the list's own check.
+    if (typeof name === 'string' && names.has(name) && !(name in REQUIRED_LOG_FIELDS))
+      addProblem(
+        ctx,
+        ['optional_log_information', index, 0],
+        'name not also in required_log_information',
+        name,
+      );
+  });
+}
+
+// An entry as found ([name, Type, ...]) or already transformed ({name, type, ...}).
+function entryName(entry: unknown): unknown {
+  return Array.isArray(entry) ? (entry[0] as unknown) : asRecord(entry)?.name;
+}
+
+function checkOptionalNames(entries: unknown, ctx: z.RefinementCtx<unknown>): void {
+  const seen = new Set<string>();
+  asArray(entries).forEach((entry, index) => {
+    if (!Array.isArray(entry)) return;
+    const [name, type, , relevant] = entry as unknown[];
+    if (typeof name !== 'string') return;
+    if (name in REQUIRED_LOG_FIELDS || RESERVED_LOG_FIELD_NAMES.includes(name))
+      addProblem(
+        ctx,
+        [index, 0],
+        `field name other than ${[...Object.keys(REQUIRED_LOG_FIELDS), ...RESERVED_LOG_FIELD_NAMES].join(', ')} (required or reserved)`,
+        name,
+      );
+    if (seen.has(name)) addProblem(ctx, [index, 0], 'unique field name', name);
+    seen.add(name);
+    if (type === 'ListItem' && relevant !== undefined)
+      addProblem(ctx, [index, 3], 'nothing (an optional field has no relevant list)', relevant);
+  });
+}
+
 function checkArguments(entry: Entry, ctx: z.RefinementCtx<unknown>): void {
   const [, type, ...args] = entry;
   const extraFrom = (position: number, expected: string) => {
@@ -77,22 +144,13 @@ function checkArguments(entry: Entry, ctx: z.RefinementCtx<unknown>): void {
   };
   switch (type) {
     case 'Timestamp': {
-      const format = args[0];
-      if (typeof format !== 'string' || format.trim() === '') {
-        addProblem(ctx, [2], 'strptime format string, e.g. "%Y-%m-%dT%H:%M:%S"', format);
-      } else {
-        const unknown = unknownDirectives(format);
-        if (unknown.length > 0) {
-          addProblem(
-            ctx,
-            [2],
-            `strptime format with supported directives (${[...STRPTIME_DIRECTIVES].map((d) => `%${d}`).join(' ')})`,
-            format,
-            `unsupported: ${unknown.join(' ')}`,
-          );
-        }
-      }
-      extraFrom(1, 'nothing (Timestamp takes one argument, the format)');
+      // One format (Python) or a list of formats (the first that parses a value wins).
+      const formats = Array.isArray(args[0]) ? (args[0] as unknown[]) : [args[0]];
+      const listed = Array.isArray(args[0]);
+      if (formats.length === 0)
+        addProblem(ctx, [2], 'strptime format string or non-empty list of them', args[0]);
+      formats.forEach((format, index) => checkFormat(ctx, listed ? [2, index] : [2], format));
+      extraFrom(1, 'nothing (Timestamp takes one argument, the format or a list of formats)');
       return;
     }
     case 'IpAddress':
@@ -138,6 +196,23 @@ function checkArguments(entry: Entry, ctx: z.RefinementCtx<unknown>): void {
   }
 }
 
+function checkFormat(ctx: z.RefinementCtx<unknown>, path: readonly PropertyKey[], format: unknown): void {
+  if (typeof format !== 'string' || format.trim() === '') {
+    addProblem(ctx, path, 'strptime format string, e.g. "%Y-%m-%dT%H:%M:%S"', format);
+    return;
+  }
+  const unknown = unknownDirectives(format);
+  if (unknown.length > 0) {
+    addProblem(
+      ctx,
+      path,
+      `strptime format with supported directives (${[...STRPTIME_DIRECTIVES].map((d) => `%${d}`).join(' ')})`,
+      format,
+      `unsupported: ${unknown.join(' ')}`,
+    );
+  }
+}
+
 function checkStringList(
   ctx: z.RefinementCtx<unknown>,
   position: number,
@@ -179,12 +254,14 @@ function checkPattern(ctx: z.RefinementCtx<unknown>, pattern: string): void {
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (LOOKAROUND.test(pattern)) {
+      const rewrite = rewriteLookaround(pattern, () => true);
       addProblem(
         ctx,
         [2],
         'regular expression without lookaround (RE2 syntax, matched in linear time)',
         pattern,
-        `${reason}; express a length bound as the fourth element, e.g. [domain_name, RegEx, '${DOMAIN_NAME_PATTERN}', 253]`,
+        `${reason}; ${rewrite.ok ? '' : `not rewritten automatically: ${rewrite.reason}; `}` +
+          `express a length bound as the fourth element, e.g. [domain_name, RegEx, '${DOMAIN_NAME_PATTERN}', 253]`,
       );
     } else addProblem(ctx, [2], 'regular expression that compiles (RE2 syntax)', pattern, reason);
   }
@@ -228,8 +305,11 @@ function checkNames(entries: unknown, ctx: z.RefinementCtx<unknown>): void {
 function toLogField(entry: Entry): LogField {
   const [name, type, first, second] = entry;
   switch (type) {
-    case 'Timestamp':
-      return { name, type, format: first as string };
+    case 'Timestamp': {
+      if (!Array.isArray(first)) return { name, type, format: first as string };
+      const formats = first as string[];
+      return { name, type, format: formats[0] as string, formats };
+    }
     case 'IpAddress':
       return { name, type };
     case 'RegEx':

@@ -1,8 +1,13 @@
 import { z } from 'zod';
 import { checkInspectorModels, INSPECTOR_CLASSES } from './inspector-models.ts';
-import { requiredLogInformationSchema } from './log-line-format.ts';
+import {
+  checkOptionalAgainstRequired,
+  optionalLogInformationSchema,
+  requiredLogInformationSchema,
+} from './log-line-format.ts';
 import { addProblem, asArray, asRecord } from './refinements.ts';
 import { sensorsSchema } from './sensors-schema.ts';
+import { syslogSchema } from './syslog-schema.ts';
 import {
   componentName,
   fraction,
@@ -58,14 +63,26 @@ const batchHandlerOverrideSchema = z.strictObject({
     .optional(),
 });
 
-const collectorSchema = z.strictObject({
-  name: componentName(),
-  protocol_base: componentName(),
-  required_log_information: requiredLogInformationSchema,
-  batch_handler_config_override: batchHandlerOverrideSchema.optional(),
-  /** Not in the Python config: longer lines are recorded as failed without being parsed. */
-  max_line_bytes: positiveInt(1_048_576).default(16_384),
-});
+const collectorSchema = z
+  .strictObject({
+    name: componentName(),
+    protocol_base: componentName(),
+    required_log_information: requiredLogInformationSchema,
+    /** Not in the Python config: fields checked only when a line has them. */
+    optional_log_information: optionalLogInformationSchema.default([]),
+    batch_handler_config_override: batchHandlerOverrideSchema.optional(),
+    /** Not in the Python config: longer lines are recorded as failed without being parsed. */
+    max_line_bytes: positiveInt(1_048_576).default(16_384),
+  })
+  .superRefine(
+    (c, ctx) =>
+      checkOptionalAgainstRequired(
+        ctx,
+        asRecord(c)?.required_log_information,
+        asRecord(c)?.optional_log_information,
+      ),
+    { when: () => true },
+  );
 
 const prefilterSchema = z.strictObject({
   name: componentName(),
@@ -231,10 +248,14 @@ const alertingSchema = z
      * the alert id as `Idempotency-Key`; retries and dead letters follow `environment.record_errors`.
      */
     webhook: webhookSchema.optional(),
+    /** RFC 5424 syslog with an ECS JSON body, at least once (src/config/syslog-schema.ts). */
+    syslog: syslogSchema.optional(),
   })
   .superRefine((alerting, ctx) => {
     if (alerting.webhook !== undefined && !alerting.log_to_kafka)
       addProblem(ctx, ['log_to_kafka'], 'true (alerting.webhook reads external_kafka_topic)', false);
+    if (alerting.syslog !== undefined && !alerting.log_to_kafka)
+      addProblem(ctx, ['log_to_kafka'], 'true (alerting.syslog reads external_kafka_topic)', false);
   });
 
 const monitoringSchema = z.strictObject({

@@ -21,8 +21,9 @@ export interface TrafficOptions {
   /** Hosts per /24 subnet; default 16. */
   readonly hostsPerSubnet?: number;
   /**
-   * Line format: `heidgaf` (the shipped collector config: `ts` with microseconds and `Z`, sizes
-   * like `331b`) or `v2` (Python v2.0.0: `ts` to the second, sizes like `331`). Default `heidgaf`.
+   * Line format: `heidgaf` (`ts` with microseconds and `Z`, sizes like `331b`) or `v2` (Python
+   * v2.0.0: `ts` to the second, sizes like `331`, no `response_ip`). Default `heidgaf`; the shipped
+   * collector config accepts both.
    */
   readonly format?: 'heidgaf' | 'v2';
   /** Share of benign lookups answered NXDOMAIN (typos, stale names); default 0.03. */
@@ -122,7 +123,8 @@ export function generateTraffic(o: TrafficOptions): Traffic {
           dns_server_ip: DNS_SERVERS[fnv1a(e.ip) % DNS_SERVERS.length],
           domain_name: e.fields.domain_name,
           record_type: e.fields.record_type,
-          response_ip: e.fields.response_ip,
+          // v2.0.0's lines carry no response_ip.
+          ...(format === 'heidgaf' ? { response_ip: e.fields.response_ip } : {}),
           size: format === 'heidgaf' ? `${r.int(60, 400)}b` : `${r.int(60, 400)}`,
         };
         yield { atMs: e.at, srcIp: e.ip, line: JSON.stringify(line) };

@@ -17,7 +17,7 @@ export const runCommand: Command = {
     '(logging.*, HAMSTRING_LOG_LEVEL), and /livez, /readyz, /metrics on runtime.health_port.',
     'A module exports the Stage as its default export or as `stage`, or a function (config) => Stage;',
     '.ts modules run as they are. JSON logs go to stdout. Exit 1 when the worker fails for good.',
-    'Built-in stages: logserver, collector, prefilter, inspector, detector, alerter, webhook. Run',
+    'Built-in stages: logserver, collector, prefilter, inspector, detector, alerter, webhook, syslog. Run',
     'several instances of one (here or on other machines, same config): they share the partitions',
     'through their consumer group.',
     '--name           which configured component to run (a collector, prefilter, inspector or',

@@ -107,10 +107,11 @@ function collectorOf(options: CollectorStageOptions): Collector {
       .map((prefilter) => pipelineTopic(config, 'batch_sender_to_prefilter', prefilter.name)),
     settings,
     budget: lineBudget(settings.buffer),
-    validate: compileLineValidator(collector.required_log_information, {
-      maxLineBytes: collector.max_line_bytes,
-      maxDepth: DEFAULT_MAX_JSON_DEPTH,
-    }),
+    validate: compileLineValidator(
+      collector.required_log_information,
+      { maxLineBytes: collector.max_line_bytes, maxDepth: DEFAULT_MAX_JSON_DEPTH },
+      collector.optional_log_information,
+    ),
     clock: options.clock ?? systemClock,
     prefix: options.monitoringTopicPrefix,
   };

@@ -36,19 +36,25 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * line's length: a size check, strict UTF-8 decoding, a depth scan, JSON.parse, then per field a
  * strptime pass, an address check, an RE2 match (no backtracking) or a set lookup.
  */
-export function compileLineValidator(fields: readonly LogField[], limits: LineLimits): LineValidator {
-  const tsFormat = timestampFormat(fields);
-  const parseTs = compileStrptime(tsFormat);
+export function compileLineValidator(
+  fields: readonly LogField[],
+  limits: LineLimits,
+  optional: readonly LogField[] = [],
+): LineValidator {
+  const tsFormat = timestampFormats(fields);
+  const parseTs = compileTimestamp(tsFormat);
   // `ts` is parsed once: its check keeps the time the verdict returns.
   let tsMicros: number | undefined;
   const checks = fields.map((field) => {
     if (field.name !== 'ts') return [field.name, fieldCheck(field)] as const;
     const check: FieldCheck = (value) => {
       tsMicros = parseTs(value);
-      return tsMicros === undefined ? `${quote(value)} does not match the format "${tsFormat}"` : undefined;
+      return tsMicros === undefined ? `${quote(value)} does not match ${formatList(tsFormat)}` : undefined;
     };
     return [field.name, check] as const;
   });
+  // Checked only when present: a line without them is as valid as one with them.
+  const optionalChecks = optional.map((field) => [field.name, fieldCheck(field)] as const);
   return (raw) => {
     if (raw === null || raw.length === 0) return fail('empty line');
     if (raw.length > limits.maxLineBytes) {
@@ -78,6 +84,14 @@ export function compileLineValidator(fields: readonly LogField[], limits: LineLi
       const problem = check(value);
       if (problem !== undefined) return fail(`field "${name}": ${problem}`);
     }
+    for (const [name, check] of optionalChecks) {
+      if (!Object.hasOwn(object, name)) continue;
+      const value = object[name];
+      if (typeof value !== 'string')
+        return fail(`field "${name}": expected a string, got ${typeName(value)}`);
+      const problem = check(value);
+      if (problem !== undefined) return fail(`field "${name}": ${problem}`);
+    }
     // Both checked above: ts by its format (which set tsMicros), src_ip as an address.
     return { ok: true, fields: object, tsMicros: tsMicros!, srcIp: object.src_ip as string };
   };
@@ -86,11 +100,10 @@ export function compileLineValidator(fields: readonly LogField[], limits: LineLi
 function fieldCheck(field: LogField): FieldCheck {
   switch (field.type) {
     case 'Timestamp': {
-      const parse = compileStrptime(field.format);
+      const formats = field.formats ?? [field.format];
+      const parse = compileTimestamp(formats);
       return (value) =>
-        parse(value) === undefined
-          ? `${quote(value)} does not match the format "${field.format}"`
-          : undefined;
+        parse(value) === undefined ? `${quote(value)} does not match ${formatList(formats)}` : undefined;
     }
     case 'IpAddress':
       return (value) => (isIP(value) === 0 ? `${quote(value)} is not an IPv4 or IPv6 address` : undefined);
@@ -115,10 +128,30 @@ function fieldCheck(field: LogField): FieldCheck {
   }
 }
 
-function timestampFormat(fields: readonly LogField[]): string {
+function timestampFormats(fields: readonly LogField[]): readonly string[] {
   const ts = fields.find((field) => field.name === 'ts');
   if (ts?.type !== 'Timestamp') throw new Error('required_log_information without a Timestamp "ts" field');
-  return ts.format;
+  return ts.formats ?? [ts.format];
+}
+
+/** The formats tried in order; the first that parses the value gives its time. */
+function compileTimestamp(formats: readonly string[]): (value: string) => number | undefined {
+  const parsers = formats.map(compileStrptime);
+  const [only] = parsers;
+  if (parsers.length === 1 && only) return only;
+  return (value) => {
+    for (const parse of parsers) {
+      const micros = parse(value);
+      if (micros !== undefined) return micros;
+    }
+    return undefined;
+  };
+}
+
+function formatList(formats: readonly string[]): string {
+  return formats.length === 1
+    ? `the format "${formats[0] ?? ''}"`
+    : `any of the formats ${formats.map((f) => `"${f}"`).join(', ')}`;
 }
 
 /**

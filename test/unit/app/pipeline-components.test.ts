@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
+import { AT_LEAST_ONCE_KINDS } from '../../../src/app/builtin-stages.ts';
 import { groundTruth } from '../../../src/app/demo.ts';
 import { componentStage, pipelineComponents, selectComponent } from '../../../src/app/pipeline-components.ts';
 import { validateConfig, type HamstringConfig } from '../../../src/config/index.ts';
@@ -98,4 +99,13 @@ describe('pipeline components', () => {
       ],
     );
   });
+});
+
+test('the syslog sink is a component when pipeline.alerting.syslog is set, and runs at least once', () => {
+  assert.equal(pipelineComponents(shipped()).filter((c) => c.kind === 'syslog').length, 0);
+  const config = shipped((tree) => {
+    (tree.pipeline!.alerting as Record<string, unknown>).syslog = { host: '127.0.0.1' };
+  });
+  assert.deepEqual(selectComponent(config, 'syslog', undefined), { kind: 'syslog', name: 'syslog' });
+  assert.ok(AT_LEAST_ONCE_KINDS.has('syslog'));
 });

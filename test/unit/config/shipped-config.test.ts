@@ -17,9 +17,12 @@ test('the shipped config.yaml loads without errors', () => {
       'dns_server_ip:IpAddress',
       'domain_name:RegEx',
       'record_type:ListItem',
-      'response_ip:IpAddress',
       'size:RegEx',
     ],
+  );
+  assert.deepEqual(
+    collector?.optional_log_information.map((field) => `${field.name}:${field.type}`),
+    ['response_ip:IpAddress'],
   );
   assert.equal(config.pipeline.log_filtering[0]?.relevance_method, 'check_dga_relevance');
   assert.equal(config.pipeline.data_inspection[0]?.models[0]?.model, 'ZScoreDetector');
@@ -71,7 +74,7 @@ test('a ListItem field keeps its relevant list and a RegEx field its pattern', (
   );
   assert.deepEqual(
     fields.find((field) => field.name === 'size'),
-    { name: 'size', type: 'RegEx', pattern: '^\\d+b$' },
+    { name: 'size', type: 'RegEx', pattern: '^\\d+b?$' },
   );
 });
 

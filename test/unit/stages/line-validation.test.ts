@@ -9,8 +9,13 @@ import {
 } from '../../../src/stages/collector/line-validation.ts';
 import { dnsLine, shippedConfig } from './fixtures.ts';
 
-const fields = shippedConfig().pipeline.log_collection.collectors[0]!.required_log_information;
-const validate = compileLineValidator(fields, { maxLineBytes: 2048, maxDepth: 8 });
+const collector = shippedConfig().pipeline.log_collection.collectors[0]!;
+const fields = collector.required_log_information;
+const validate = compileLineValidator(
+  fields,
+  { maxLineBytes: 2048, maxDepth: 8 },
+  collector.optional_log_information,
+);
 const check = (line: string | Buffer): LineVerdict =>
   validate(typeof line === 'string' ? Buffer.from(line) : line);
 const reason = (line: string | Buffer) => {
@@ -27,11 +32,43 @@ test('a line matching every configured field is valid, with ts in microseconds a
   assert.deepEqual(verdict.fields.extra, { nested: [1] });
 });
 
-test('Timestamp: a value not in the format fails with the format named', () => {
+test('Timestamp: a value in none of the formats fails with the formats named', () => {
   assert.equal(
     reason(dnsLine({ ts: '2026-11-30 00:00:00' })),
-    'field "ts": "2026-11-30 00:00:00" does not match the format "%Y-%m-%dT%H:%M:%S.%fZ"',
+    'field "ts": "2026-11-30 00:00:00" does not match any of the formats "%Y-%m-%dT%H:%M:%S.%fZ", "%Y-%m-%dT%H:%M:%S"',
   );
+});
+
+test('Timestamp: with several formats the first that parses gives the time', () => {
+  const second = check(dnsLine({ ts: '2026-11-30T00:00:01' }));
+  assert.ok(second.ok);
+  assert.equal(second.tsMicros, Date.parse('2026-11-30T00:00:01Z') * 1000);
+  const one: LogField[] = [
+    { name: 'ts', type: 'Timestamp', format: '%Y-%m-%dT%H:%M:%S' },
+    { name: 'src_ip', type: 'IpAddress' },
+  ];
+  const run = compileLineValidator(one, { maxLineBytes: 2048, maxDepth: 8 });
+  const verdict = run(Buffer.from(JSON.stringify({ ts: '2026-11-30T00:00:01.5Z', src_ip: '10.0.0.1' })));
+  assert.equal(verdict.ok, false);
+  assert.match(verdict.ok ? '' : verdict.reason, /does not match the format "%Y-%m-%dT%H:%M:%S"$/);
+});
+
+test('a HAMSTRING v2.0.0 line (ts to the second, size without unit, no response_ip) is valid', () => {
+  const line = JSON.stringify({
+    ts: '2026-11-30T00:00:00',
+    status_code: 'NOERROR',
+    src_ip: '10.2.54.7',
+    dns_server_ip: '192.168.2.53',
+    domain_name: 'photopixel.org',
+    record_type: 'AAAA',
+    size: '331',
+  });
+  assert.ok(check(line).ok);
+});
+
+test('optional fields: absent passes, present must be valid', () => {
+  assert.ok(check(dnsLine({ response_ip: undefined })).ok);
+  assert.equal(reason(dnsLine({ response_ip: 7 })), 'field "response_ip": expected a string, got number');
 });
 
 test('IpAddress: IPv4 and IPv6 pass, anything else fails', () => {
@@ -53,7 +90,7 @@ test('RegEx: the shipped domain pattern accepts names and refuses leading or tra
     /^field "domain_name": "-ab.org" does not match /,
   );
   assert.match(reason(dnsLine({ domain_name: 'ab-.org' })), /does not match/);
-  assert.match(reason(dnsLine({ size: '331' })), /^field "size": "331" does not match \^\\d\+b\$$/);
+  assert.match(reason(dnsLine({ size: '331kb' })), /^field "size": "331kb" does not match \^\\d\+b\?\$$/);
 });
 
 test('RegEx: a value longer than the maximum length fails before matching', () => {

@@ -84,11 +84,12 @@ test('the truth holds the infected hosts (one per family) and the tunnelling hos
   assert.ok(nxShare > 0.01 && nxShare < 0.06, `benign NXDOMAIN share ${nxShare}`);
 });
 
-test('the v2 format writes ts to the second and sizes without unit', () => {
+test('the v2 format writes ts to the second, sizes without unit and no response_ip', () => {
   const [first] = all({ ...options, format: 'v2', durationSeconds: 1 });
   const j = JSON.parse(first?.line ?? '{}') as Record<string, string>;
   assert.match(j.ts ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
   assert.match(j.size ?? '', /^\d+$/);
+  assert.equal(Object.hasOwn(j, 'response_ip'), false);
 });
 
 test('zipf sampling favours the first ranks', () => {
