@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { checkInspectorModels, INSPECTOR_CLASSES } from './inspector-models.ts';
 import { requiredLogInformationSchema } from './log-line-format.ts';
 import { addProblem, asArray, asRecord } from './refinements.ts';
+import { logserverSchema, zeekSchema } from './source-schema.ts';
 import {
   componentName,
   fraction,
@@ -261,9 +262,10 @@ export const pipelineSchema = z
   .strictObject({
     log_storage: z
       .strictObject({
-        logserver: z.strictObject({ input_file: nonEmptyString().optional() }).prefault({}),
+        logserver: logserverSchema.prefault({}),
       })
       .prefault({}),
+    zeek: zeekSchema.optional(),
     log_collection: z
       .strictObject({
         default_batch_handler_config: batchHandlerConfigSchema.prefault({}),
