@@ -8,7 +8,7 @@ import { startTinyDnsServer } from '../../helpers/tiny-dns-server.ts';
 
 /** Live capture on `lo` with Debian's dumpcap (needs capture rights: root or the wireshark group). */
 test('a live capture on lo: dig over UDP and TCP from their own loopback addresses, each query once', async () => {
-  const server = await startTinyDnsServer('127.0.0.54');
+  const server = await startTinyDnsServer('127.53.0.54');
   const source = new PcapSource({ interface: 'lo' });
   const seen: DnsObservation[] = [];
   try {
@@ -18,7 +18,7 @@ test('a live capture on lo: dig over UDP and TCP from their own loopback address
     );
     await new Promise((r) => setTimeout(r, 1500));
     const dig = (from: string, ...args: string[]) =>
-      promisify(execFile)('dig', ['@127.0.0.54', '-b', from, '+tries=1', '+time=2', '+noedns', ...args]);
+      promisify(execFile)('dig', ['@127.53.0.54', '-b', from, '+tries=1', '+time=2', '+noedns', ...args]);
     await dig('127.0.0.31', 'a.test', 'A');
     await dig('127.0.0.32', 'nx-live.test', 'A');
     await dig('127.0.0.33', '+tcp', 'v6.test', 'AAAA');
@@ -28,7 +28,7 @@ test('a live capture on lo: dig over UDP and TCP from their own loopback address
     await source.stop();
     server.close();
   }
-  const mine = seen.filter((o) => o.serverIp === '127.0.0.54');
+  const mine = seen.filter((o) => o.serverIp === '127.53.0.54');
   assert.deepEqual(
     mine.map((o) => [o.clientIp, o.queryName, o.queryType, o.responseCode, o.answerIps, o.transport]),
     [
