@@ -70,6 +70,8 @@ export const LANES: Readonly<Record<string, Lane>> = {
   'test/integration/runtime/broker-down-readiness.test.ts': 'own',
   // Only a closed port.
   'test/integration/runtime/unreachable-kafka.test.ts': 'own',
+  // A DNS server of its own on 127.53.0.54:53 and a capture on lo; neither Kafka nor ClickHouse.
+  'test/integration/app/pcap-live.test.ts': 'own',
 };
 
 /** Calls that stop, kill, pause or restart a service, or delete every pipeline topic. */

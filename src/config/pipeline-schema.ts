@@ -8,6 +8,7 @@ import {
 import { addProblem, asArray, asRecord } from './refinements.ts';
 import { sensorsSchema } from './sensors-schema.ts';
 import { syslogSchema } from './syslog-schema.ts';
+import { logserverSchema, zeekSchema } from './source-schema.ts';
 import {
   componentName,
   fraction,
@@ -283,9 +284,10 @@ export const pipelineSchema = z
   .strictObject({
     log_storage: z
       .strictObject({
-        logserver: z.strictObject({ input_file: nonEmptyString().optional() }).prefault({}),
+        logserver: logserverSchema.prefault({}),
       })
       .prefault({}),
+    zeek: zeekSchema.optional(),
     log_collection: z
       .strictObject({
         default_batch_handler_config: batchHandlerConfigSchema.prefault({}),

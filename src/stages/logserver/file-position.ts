@@ -58,7 +58,9 @@ export function planRead(
     return read('current', current, current.size < stored.offset ? 0 : stored.offset, false);
   }
   if (stored && rotated && same(stored, rotated) && rotated.size > stored.offset) {
-    return read('rotated', rotated, stored.offset, true);
+    // Until a new file exists the writer may still be appending to the renamed one (Suricata
+    // writes to it until its reopen signal): a last line without a newline is not complete yet.
+    return read('rotated', rotated, stored.offset, current !== undefined);
   }
   return current ? read('current', current, 0, false) : { kind: 'idle' };
 }

@@ -15,15 +15,18 @@ import { DEFAULT_MAX_JSON_DEPTH, withinDepth } from '../collector/line-validatio
 import { stableId } from '../ids.ts';
 import { subnetId, type SubnetPrefixes } from '../subnet.ts';
 import { monitoringTopics, pipelineTopic } from '../topics.ts';
+import { fileDecoding, type FileDecoding } from './file-decoding.ts';
 import type { FilePosition } from './file-position.ts';
-import { readNextLines } from './file-reader.ts';
+import { readNextLines, type FileRead } from './file-reader.ts';
 
 export const LOGSERVER_STAGE = 'log_storage.logserver';
 /** The store of the tailed file's position (partition 0 only). */
 export const FILE_POSITION_STORE = 'file_position';
 const POSITION_KEY = 'position';
+/** The decoder memory of a decoded `input_format` (TSV header, queries awaiting answers), kept with the position. */
+const DECODER_KEY = 'decoder';
 
-const TABLES: readonly TableName[] = ['server_logs', 'server_logs_timestamps'];
+const TABLES: readonly TableName[] = ['server_logs', 'server_logs_timestamps', 'failed_loglines'];
 const MAX_TEXT = 4096;
 
 export interface LogserverStageOptions {
@@ -71,6 +74,7 @@ export function createLogserverStage(options: LogserverStageOptions): Stage {
   );
   const allTargets = [...byProtocol.values()].flat();
   const inputFile = config.pipeline.log_storage.logserver.input_file;
+  const decoding = fileDecoding(config.pipeline.log_storage.logserver);
   const chunk = options.fileChunkBytes ?? 1024 * 1024;
 
   /** The line to each target; its two monitoring rows go to `rows`. `attach`: outputs name `source`. */
@@ -129,22 +133,65 @@ export function createLogserverStage(options: LogserverStageOptions): Stage {
     timer: { intervalMs: options.fileIntervalMs ?? 250 },
     async onTimer(ctx: TimerContext): Promise<ProcessResult> {
       if (ctx.partition !== 0) return { outputs: [] };
-      const store = ctx.state.store<FilePosition>(FILE_POSITION_STORE);
-      const read = await readNextLines(inputFile, store.get(POSITION_KEY), chunk);
+      const store = ctx.state.store<unknown>(FILE_POSITION_STORE);
+      const stored = store.get(POSITION_KEY) as FilePosition | undefined;
+      const read = await readNextLines(inputFile, stored, chunk);
       if (!read) return { outputs: [] };
       const outputs: StageOutput[] = [];
       const rows = new MonitoringRowBatch(prefix);
-      const topic = `file:${inputFile}@${read.file.dev}:${read.file.ino}`;
-      for (const line of read.lines) {
-        const source = { topic, partition: 0, offset: line.offset };
-        const times = { now: ctx.now, timestampIn: ctx.now, attach: false };
-        forward(line.bytes, source, allTargets, times, rows, outputs);
+      const times = { now: ctx.now, timestampIn: ctx.now, attach: false };
+      if (decoding) {
+        const input = { path: inputFile, read, stored, saved: store.get(DECODER_KEY) };
+        const send = (bytes: Buffer, source: RecordPosition) =>
+          forward(bytes, source, allTargets, times, rows, outputs);
+        store.put(DECODER_KEY, forwardDecoded(decoding, input, send, rows, ctx.now));
+      } else {
+        const topic = `file:${inputFile}@${read.file.dev}:${read.file.ino}`;
+        for (const line of read.lines) {
+          const source = { topic, partition: 0, offset: line.offset };
+          forward(line.bytes, source, allTargets, times, rows, outputs);
+        }
       }
       outputs.push(...rows.outputs());
       store.put(POSITION_KEY, read.position);
       return { outputs };
     },
   };
+}
+
+/**
+ * Decodes a read of a Zeek or Suricata file: each log line goes to `send` named by the row it came
+ * from; a row that does not decode is recorded in `failed_loglines` with its reason. Returns the
+ * decoder memory to store with the new position.
+ */
+function forwardDecoded(
+  decoding: FileDecoding,
+  input: { path: string; read: FileRead; stored: FilePosition | undefined; saved: unknown },
+  send: (bytes: Buffer, source: RecordPosition) => void,
+  rows: MonitoringRowBatch,
+  now: number,
+): unknown {
+  const { path, read, stored, saved } = input;
+  const { position, file } = read;
+  const newFile = stored === undefined || stored.dev !== position.dev || stored.ino !== position.ino;
+  const result = decoding.decode(read.lines, {
+    saved,
+    file: `${path}@${file.dev}:${file.ino}`,
+    newFile,
+    atEnd: position.offset >= file.size,
+  });
+  for (const item of result.items) {
+    const source = { topic: `file:${item.origin.file}`, partition: 0, offset: item.origin.offset };
+    if (item.kind === 'line') send(item.bytes, source);
+    else
+      rows.add('failed_loglines', source, 0, {
+        message_text: item.text.slice(0, MAX_TEXT),
+        timestamp_in: now,
+        timestamp_failed: now,
+        reason_for_failure: item.reason,
+      });
+  }
+  return result.saved;
 }
 
 function target(config: HamstringConfig, collector: CollectorConfig): Target {

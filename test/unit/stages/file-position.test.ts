@@ -56,6 +56,18 @@ test('after a rename the rest of the renamed file is read first, then the new fi
   assert.equal(renamedAway.kind === 'read' && renamedAway.file, 'current');
 });
 
+test('a renamed file with no new file yet: its writer may still append, so a last partial line waits', () => {
+  const plan = planRead(undefined, at(7, 120), file(7, 200), 4096);
+  assert.deepEqual(plan, {
+    kind: 'read',
+    file: 'rotated',
+    identity: file(7, 200),
+    from: 120,
+    to: 200,
+    final: false,
+  });
+});
+
 test('no file at the path: nothing to read', () => {
   assert.deepEqual(planRead(undefined, at(7, 10), undefined, 4096), { kind: 'idle' });
 });

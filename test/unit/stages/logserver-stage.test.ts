@@ -22,7 +22,7 @@ function withCollectors(extra: Record<string, unknown>[], inputFile?: string): H
     ...config,
     pipeline: {
       ...config.pipeline,
-      log_storage: { logserver: inputFile === undefined ? {} : { input_file: inputFile } },
+      log_storage: { logserver: { ...config.pipeline.log_storage.logserver, input_file: inputFile } },
       log_collection: {
         ...config.pipeline.log_collection,
         collectors: [base, ...extra.map((entry) => ({ ...base, ...entry }))],
@@ -118,4 +118,22 @@ test('a file rotated by rename: the rest of the old file, then the new one; a tr
   truncateSync(path, 0);
   appendFileSync(path, 'c\n');
   assert.deepEqual(await read(), ['c']);
+});
+
+test('a file renamed by time as Zeek and Suricata rotate it: its rest is found by its inode and read first', async () => {
+  const path = join(dir, 'dns.log');
+  writeFileSync(path, 'a1\n');
+  const stage = createLogserverStage({ config: withCollectors([], path) });
+  const state = new MemoryState(['file_position']);
+  const read = async () =>
+    forwarded((await stage.onTimer!(timerContext(state, 0, 0))).outputs).map(([, , value]) => value);
+  assert.deepEqual(await read(), ['a1']);
+  appendFileSync(path, 'a2\n');
+  // An older rotation already holds `.1`: the identity, not the name, finds the file.
+  writeFileSync(`${path}.1`, 'old\n');
+  renameSync(path, join(dir, 'dns.2025-12-01-10-00-00.log'));
+  assert.deepEqual(await read(), ['a2']);
+  assert.deepEqual(await read(), []);
+  writeFileSync(path, 'b1\n');
+  assert.deepEqual(await read(), ['b1']);
 });
