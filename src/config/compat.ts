@@ -3,7 +3,6 @@ import { resolve } from 'node:path';
 import { formatPath } from './errors.ts';
 import { hasLookaround, rewriteLookaround } from './lookaround.ts';
 import { DOMAIN_NAME_PATTERN } from './log-line-format.ts';
-import { pipelineSchema } from './pipeline-schema.ts';
 import { asArray, asRecord } from './refinements.ts';
 import { RE2JS } from 're2js';
 
@@ -45,7 +44,7 @@ export function translateCompat(tree: unknown): { tree: unknown; warnings: Confi
     translatePatterns(pipeline, warn);
     translateDetectors(pipeline, warn);
     translatePlugins(pipeline, warn);
-    dropUnknownSections(pipeline, warn);
+    translateZeekSensors(pipeline, warn);
   }
   return warnings.length === 0 ? { tree, warnings } : { tree: copy, warnings };
 }
@@ -150,18 +149,22 @@ function translatePlugins(pipeline: Tree, warn: Warn): void {
   });
 }
 
-/** Python sections this implementation has no counterpart for, and what to use instead. */
-const PYTHON_SECTIONS: Readonly<Record<string, string>> = {
-  zeek:
-    "HAMSTRING v2's Zeek sensor section is not read; ignored. Feed the sensor's lines to the logserver " +
-    '(its input topic or pipeline.log_storage.logserver.input_file)',
-};
-
-function dropUnknownSections(pipeline: Tree, warn: Warn): void {
-  const known = new Set(Object.keys(pipelineSchema.shape));
-  for (const [key, message] of Object.entries(PYTHON_SECTIONS)) {
-    if (!(key in pipeline) || known.has(key)) continue;
-    delete pipeline[key];
-    warn(['pipeline', key], message);
+/**
+ * Python's Zeek sensor with `static_analysis` reads the pcap directory mounted into its container;
+ * here the directory is a key (`static_files_dir`). Such a sensor without one is left out, with a
+ * warning, instead of refusing the whole file.
+ */
+function translateZeekSensors(pipeline: Tree, warn: Warn): void {
+  const sensors = asRecord(asRecord(pipeline.zeek)?.sensors);
+  if (!sensors) return;
+  for (const [name, entry] of Object.entries(sensors)) {
+    const sensor = asRecord(entry);
+    if (sensor?.static_analysis !== true || sensor.static_files_dir !== undefined) continue;
+    delete sensors[name];
+    warn(
+      ['pipeline', 'zeek', 'sensors', name],
+      'static_analysis reads the pcap directory Python mounts into its container; without ' +
+        'static_files_dir (the directory of pcap files) this sensor is not started',
+    );
   }
 }

@@ -25,7 +25,7 @@ test("HAMSTRING v2.0.0's config.yaml loads as it is, each difference a warning n
       'pipeline.log_collection.collectors[0].required_log_information[4][2]',
       'pipeline.data_analysis[0].base_url',
       'pipeline.data_analysis[0].model',
-      'pipeline.zeek',
+      'pipeline.zeek.sensors.zeek1',
     ],
   );
   const [domain] = configWarnings(config);
@@ -41,6 +41,9 @@ test("HAMSTRING v2.0.0's config.yaml loads as it is, each difference a warning n
   assert.equal(detector?.model, 'dga-gbt');
   assert.match(configWarnings(config)[2]?.message ?? '', /models\/rf\.json.*"dga-gbt"/);
   assert.equal(detector?.threshold, 0.5);
+  // The interface sensor is read as Python writes it; the static one without a directory is left out.
+  assert.deepEqual(Object.keys(config.pipeline.zeek?.sensors ?? {}), ['zeek2']);
+  assert.deepEqual(config.pipeline.zeek?.sensors.zeek2?.interfaces, ['eth0']);
 });
 
 test('the shipped config.yaml loads without a single compatibility warning', () => {
