@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { validateConfig } from '../../../src/config/index.ts';
+import { configWarnings, validateConfig } from '../../../src/config/index.ts';
 import { configErrorOf, minimalConfig, withValue } from './helpers.ts';
 
 const issues = (tree: unknown) =>
@@ -47,14 +47,23 @@ test("Python HAMSTRING's pipeline.zeek.sensors section is read: static pcaps or 
     issues(
       withValue(minimalConfig(), ['pipeline', 'zeek', 'sensors'], {
         a: { static_analysis: false },
-        b: { static_analysis: true },
         c: { interfaces: ['lo'], protocols: ['smtp'] },
       }),
     ),
     [
       ['pipeline.zeek.sensors.a.interfaces', 'at least one interface when static_analysis is false'],
-      ['pipeline.zeek.sensors.b.static_files_dir', 'a directory of pcap files when static_analysis is true'],
       ['pipeline.zeek.sensors.c.protocols[0]', 'one of dns, http'],
     ],
+  );
+  // Python's static sensor reads a directory mounted into its container: without static_files_dir
+  // it is left out with a warning (the file is read as v2.0.0 users have it), not refused.
+  const withoutDir = validateConfig(
+    withValue(minimalConfig(), ['pipeline', 'zeek', 'sensors'], { b: { static_analysis: true } }),
+    { env: {} },
+  );
+  assert.deepEqual(withoutDir.pipeline.zeek?.sensors, {});
+  assert.deepEqual(
+    configWarnings(withoutDir).map((w) => w.path),
+    ['pipeline.zeek.sensors.b'],
   );
 });
