@@ -7,7 +7,7 @@ import {
   type StoredLexicon,
 } from '../../src/stages/detector/dga-features/lexicon.ts';
 import { FEATURE_NAMES, domainFeatures } from '../../src/stages/detector/dga-features/vector.ts';
-import type { DgaModel, DgaModelFile } from '../../src/stages/detector/model/dga-model.ts';
+import { loadedModel, type DgaModel, type DgaModelFile } from '../../src/stages/detector/model/dga-model.ts';
 import { trainGbt, type GbtTrainOptions } from '../../src/stages/detector/model/gbt-train.ts';
 import { benignText } from '../../src/traffic/benign-text.ts';
 import type { Sample } from './dataset.ts';
@@ -81,5 +81,5 @@ export function trainDgaModel(
     kinds,
     ...(o.training ? { training: o.training } : {}),
   };
-  return { file, lexicon };
+  return loadedModel(file, lexicon);
 }
