@@ -24,6 +24,8 @@ export interface SourceRow {
 export interface Summary {
   readonly fprBudget: number;
   readonly threshold: number;
+  /** The threshold was given (e.g. the shipped config's), not chosen for the FPR budget. */
+  readonly thresholdGiven: boolean;
   readonly families: FamilyRow[];
   readonly sources: SourceRow[];
   /** Mean of the families' held-out recall, split by character-based and dictionary families. */
@@ -117,6 +119,7 @@ export function summarise(
   return {
     fprBudget: o.fprBudget,
     threshold,
+    thresholdGiven: o.threshold !== undefined,
     families,
     sources,
     meanRecall: {

@@ -22,7 +22,9 @@ export const LABEL_STAT_NAMES = [
 
 export const LABEL_STATS = LABEL_STAT_NAMES.length;
 
-const VOWELS = new Set([97, 101, 105, 111, 117, 121]);
+/** 1 at the character codes of a, e, i, o, u, y (a table: read per character of every label). */
+const VOWELS = new Uint8Array(128);
+for (const v of 'aeiouy') VOWELS[v.charCodeAt(0)] = 1;
 /** A trigram rarer than this in benign text is "rare" (log of 1 %). */
 const RARE = Math.log(0.01);
 /** Work arrays of {@link wordCover} (labels are at most 63 characters). */
@@ -151,7 +153,7 @@ export function labelStats(label: string, lexicon: Lexicon, out: Float64Array, a
     if (isLetter) {
       letters += 1;
       digitRun = 0;
-      if (VOWELS.has(code)) {
+      if (VOWELS[code] === 1) {
         vowels += 1;
         consonantRun = 0;
       } else maxConsonantRun = Math.max(maxConsonantRun, ++consonantRun);

@@ -19,6 +19,12 @@ export const FEATURE_NAMES: readonly string[] = [
 
 const SHAPE = 6;
 
+function dotsIn(text: string): number {
+  let dots = 0;
+  for (let i = 0; i < text.length; i += 1) if (text.charCodeAt(i) === 46) dots += 1;
+  return dots;
+}
+
 /**
  * The DGA features of one name. The randomness a DGA puts into a name can sit in the registrable
  * label (`x7fk2q.com`), in a customer label under a dynamic-DNS parent (`x7fk2q.ddns.net`, which
@@ -29,12 +35,12 @@ const SHAPE = 6;
 export function domainFeatures(domain: string, lexicon: Lexicon): Float64Array {
   const split = splitName(domain);
   const out = new Float64Array(FEATURE_NAMES.length);
-  out[0] = split.name === '' ? 0 : split.name.split('.').length;
+  out[0] = split.name === '' ? 0 : dotsIn(split.name) + 1;
   out[1] = split.name.length;
   out[2] = split.subdomains.length;
   out[3] = split.suffixKind === 0 ? 0 : 1;
   out[4] = split.suffixKind;
-  out[5] = split.suffix === '' ? 0 : split.suffix.split('.').length;
+  out[5] = split.suffix === '' ? 0 : dotsIn(split.suffix) + 1;
   labelStats(split.registrable, lexicon, out, SHAPE);
   let least = '';
   let leastScore = Infinity;

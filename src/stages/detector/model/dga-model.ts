@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { lexiconOf, storedLexiconSchema, type Lexicon, type StoredLexicon } from '../dga-features/lexicon.ts';
 import { FEATURE_NAMES, domainFeatures } from '../dga-features/vector.ts';
-import { gbtMargin, parseGbtModel, sigmoid, type GbtModel } from './gbt.ts';
+import { parseGbtModel, sigmoid, type GbtModel } from './gbt.ts';
+import { flatMargin, flattenGbt, type FlatGbt } from './gbt-flat.ts';
 
 /**
  * A DGA model file: the classifier (malicious probability), one head per kind of DGA for
@@ -23,6 +24,19 @@ export interface DgaModelFile {
 export interface DgaModel {
   readonly file: DgaModelFile;
   readonly lexicon: Lexicon;
+  /** The classifier and the kind heads laid out for scoring (same order as the file's). */
+  readonly classifier: FlatGbt;
+  readonly kinds: readonly FlatGbt[];
+}
+
+/** The scoring form of a model file's parts. */
+export function loadedModel(file: DgaModelFile, lexicon: Lexicon = lexiconOf(file.lexicon)): DgaModel {
+  return {
+    file,
+    lexicon,
+    classifier: flattenGbt(file.classifier),
+    kinds: file.kinds.map((k) => flattenGbt(k.model)),
+  };
 }
 
 const fileSchema = z.strictObject({
@@ -48,12 +62,12 @@ export function parseDgaModel(json: unknown, path = 'model'): DgaModel {
     classifier: parseGbtModel(raw.classifier),
     kinds: raw.kinds.map((k) => ({ kind: k.kind, model: parseGbtModel(k.model) })),
   };
-  return { file, lexicon: lexiconOf(file.lexicon) };
+  return loadedModel(file);
 }
 
 /** Malicious probability of each name. */
 export function scoreNames(model: DgaModel, names: readonly string[]): number[] {
-  return names.map((name) => sigmoid(gbtMargin(model.file.classifier, domainFeatures(name, model.lexicon))));
+  return names.map((name) => sigmoid(flatMargin(model.classifier, domainFeatures(name, model.lexicon))));
 }
 
 /**
@@ -68,7 +82,7 @@ export function attributeKind(
   const totals = new Float64Array(model.file.kinds.length);
   for (const name of names) {
     const x = domainFeatures(name, model.lexicon);
-    const p = model.file.kinds.map((k) => sigmoid(gbtMargin(k.model, x)));
+    const p = model.kinds.map((k) => sigmoid(flatMargin(k, x)));
     const sum = p.reduce((a, b) => a + b, 0) || 1;
     p.forEach((v, i) => (totals[i] = (totals[i] ?? 0) + v / sum));
   }

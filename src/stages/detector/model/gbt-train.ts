@@ -12,6 +12,12 @@ export interface GbtTrainOptions {
   lambda: number;
   /** Smallest hessian sum a child may have (avoids leaves fitted to a handful of samples). */
   minChildWeight: number;
+  /**
+   * Per feature, the direction the score must move in as the feature grows: 1 up, -1 down, 0
+   * free. A feature with an obvious direction (less like benign text is never more benign) cannot
+   * then be used for a shape one family happened to have, which is what fails on unseen families.
+   */
+  monotone?: readonly number[];
 }
 
 export const DEFAULT_GBT_OPTIONS: GbtTrainOptions = {
@@ -62,6 +68,14 @@ interface Split {
   feature: number;
   bin: number;
   gain: number;
+  /** The children's leaf values, for passing monotone bounds down. */
+  left: number;
+  right: number;
+}
+
+/** Leaf value within the bounds monotone constraints set for this node. */
+function leafValue(G: number, H: number, lambda: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, -G / (H + lambda)));
 }
 
 /**
@@ -74,10 +88,13 @@ export function trainGbt(
   labels: readonly number[],
   featureNames: readonly string[],
   options: GbtTrainOptions = DEFAULT_GBT_OPTIONS,
+  weights?: readonly number[],
 ): GbtModel {
   const n = rows.length;
   const d = featureNames.length;
   if (n === 0 || labels.length !== n) throw new RangeError('training needs one label per row');
+  if (weights && weights.length !== n) throw new RangeError('training needs one weight per row');
+  const monotone = options.monotone ?? [];
   const thresholds: Float64Array[] = [];
   const bins: Uint16Array[] = [];
   for (let f = 0; f < d; f += 1) {
@@ -86,15 +103,21 @@ export function trainGbt(
     thresholds.push(t);
     bins.push(Uint16Array.from(column, (v) => binOf(t, v)));
   }
-  const positives = labels.reduce((a, b) => a + b, 0);
-  const prior = Math.min(Math.max(positives / n, 1e-6), 1 - 1e-6);
+  const weightOf = (i: number): number => (weights ? (weights[i] ?? 0) : 1);
+  let positives = 0;
+  let total = 0;
+  for (let i = 0; i < n; i += 1) {
+    positives += (labels[i] ?? 0) * weightOf(i);
+    total += weightOf(i);
+  }
+  const prior = Math.min(Math.max(positives / total, 1e-6), 1 - 1e-6);
   const baseScore = Math.log(prior / (1 - prior));
   const margin = new Float64Array(n).fill(baseScore);
   const grad = new Float64Array(n);
   const hess = new Float64Array(n);
   const trees: TreeNode[][] = [];
 
-  const bestSplit = (index: Uint32Array): Split | undefined => {
+  const bestSplit = (index: Uint32Array, lo: number, hi: number): Split | undefined => {
     let G = 0;
     let H = 0;
     for (const i of index) {
@@ -123,7 +146,12 @@ export function trainGbt(
         const HR = H - HL;
         if (HL < options.minChildWeight || HR < options.minChildWeight) continue;
         const gain = (GL * GL) / (HL + options.lambda) + (GR * GR) / (HR + options.lambda) - parent;
-        if (gain > 1e-9 && (best === undefined || gain > best.gain)) best = { feature: f, bin: b, gain };
+        if (gain <= 1e-9 || (best !== undefined && gain <= best.gain)) continue;
+        const left = leafValue(GL, HL, options.lambda, lo, hi);
+        const right = leafValue(GR, HR, options.lambda, lo, hi);
+        const direction = monotone[f] ?? 0;
+        if (direction * (right - left) < 0) continue;
+        best = { feature: f, bin: b, gain, left, right };
       }
     }
     return best;
@@ -132,15 +160,18 @@ export function trainGbt(
   for (let round = 0; round < options.rounds; round += 1) {
     for (let i = 0; i < n; i += 1) {
       const p = sigmoid(margin[i] ?? 0);
-      grad[i] = p - (labels[i] ?? 0);
-      hess[i] = Math.max(p * (1 - p), 1e-12);
+      const w = weightOf(i);
+      grad[i] = (p - (labels[i] ?? 0)) * w;
+      hess[i] = Math.max(p * (1 - p), 1e-12) * w;
     }
     const tree: TreeNode[] = [];
     const leafOf = new Float64Array(n);
-    const grow = (index: Uint32Array, depth: number): number => {
+    // `lo`/`hi`: the leaf values monotone constraints allow below this node (XGBoost's scheme:
+    // a constrained split caps the left subtree and floors the right one at the children's mean).
+    const grow = (index: Uint32Array, depth: number, lo: number, hi: number): number => {
       const at = tree.length;
       tree.push([-1, 0]);
-      const split = depth < options.maxDepth ? bestSplit(index) : undefined;
+      const split = depth < options.maxDepth ? bestSplit(index, lo, hi) : undefined;
       if (!split) {
         let G = 0;
         let H = 0;
@@ -148,7 +179,7 @@ export function trainGbt(
           G += grad[i] ?? 0;
           H += hess[i] ?? 0;
         }
-        const value = -G / (H + options.lambda);
+        const value = leafValue(G, H, options.lambda, lo, hi);
         tree[at] = [-1, value];
         for (const i of index) leafOf[i] = value;
         return at;
@@ -157,14 +188,29 @@ export function trainGbt(
       const left = index.filter((i) => (column[i] ?? 0) <= split.bin);
       const right = index.filter((i) => (column[i] ?? 0) > split.bin);
       const threshold = thresholds[split.feature]?.[split.bin] ?? 0;
-      const l = grow(left, depth + 1);
-      const r = grow(right, depth + 1);
+      const direction = monotone[split.feature] ?? 0;
+      const mid = (split.left + split.right) / 2;
+      // Increasing: the left subtree stays at or below `mid`, the right at or above; decreasing: the reverse.
+      const l = grow(
+        left,
+        depth + 1,
+        direction < 0 ? Math.max(lo, mid) : lo,
+        direction > 0 ? Math.min(hi, mid) : hi,
+      );
+      const r = grow(
+        right,
+        depth + 1,
+        direction > 0 ? Math.max(lo, mid) : lo,
+        direction < 0 ? Math.min(hi, mid) : hi,
+      );
       tree[at] = [split.feature, threshold, l, r];
       return at;
     };
     grow(
       Uint32Array.from({ length: n }, (_, i) => i),
       0,
+      -Infinity,
+      Infinity,
     );
     for (let i = 0; i < n; i += 1) margin[i] = (margin[i] ?? 0) + options.learningRate * (leafOf[i] ?? 0);
     trees.push(tree);

@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { FEATURE_NAMES } from '../../../../src/stages/detector/dga-features/vector.ts';
 import { gbtProbability, parseGbtModel, type GbtModel } from '../../../../src/stages/detector/model/gbt.ts';
 import { trainGbt } from '../../../../src/stages/detector/model/gbt-train.ts';
+import { flatMargin, flattenGbt } from '../../../../src/stages/detector/model/gbt-flat.ts';
 import { attributeKind } from '../../../../src/stages/detector/model/dga-model.ts';
 import {
   modelFromBytes,
@@ -72,6 +73,51 @@ test('training is deterministic and learns a separable rule', () => {
   assert.ok(gbtProbability(a, [15, 3]) > 0.9);
   assert.ok(gbtProbability(a, [5, 3]) < 0.1);
   assert.equal(a.trees[0]?.[0]?.[0], 0, 'the first split is on the informative feature');
+});
+
+test('the flat layout scores exactly as the stored trees do', () => {
+  const flat = flattenGbt(stump);
+  for (const x of [
+    [1, 0],
+    [2, 5],
+    [0.5, -1],
+    [9, 0],
+  ])
+    assert.equal(
+      1 / (1 + Math.exp(-flatMargin(flat, Float64Array.from(x)))),
+      gbtProbability(stump, x),
+      `at ${x.join(',')}`,
+    );
+});
+
+test('a monotone constraint holds even where the training data say otherwise', () => {
+  // Label rises with x except on a band in the middle: unconstrained trees learn the dip.
+  const rows: Float64Array[] = [];
+  const labels: number[] = [];
+  for (let i = 0; i < 400; i += 1) {
+    const x = i % 40;
+    rows.push(Float64Array.from([x, (i * 7) % 13]));
+    labels.push(x >= 20 && !(x >= 28 && x < 32) ? 1 : 0);
+  }
+  const options = { rounds: 30, learningRate: 0.3, maxDepth: 3, maxBins: 40, lambda: 1, minChildWeight: 1 };
+  const scores = (m: GbtModel): number[] => Array.from({ length: 40 }, (_, x) => gbtProbability(m, [x, 3]));
+  const rising = (xs: number[]): boolean => xs.every((p, i) => i === 0 || p >= (xs[i - 1] ?? 0) - 1e-12);
+  assert.equal(rising(scores(trainGbt(rows, labels, ['x', 'y'], options))), false, 'the dip is learnt');
+  const constrained = trainGbt(rows, labels, ['x', 'y'], { ...options, monotone: [1, 0] });
+  assert.ok(rising(scores(constrained)), 'never falls as x grows');
+  assert.ok(gbtProbability(constrained, [35, 3]) > 0.9);
+  assert.ok(gbtProbability(constrained, [5, 3]) < 0.1);
+});
+
+test('sample weights shift the decision towards the heavier rows', () => {
+  // The same feature value carries both labels; the weights decide which one wins.
+  const rows = Array.from({ length: 100 }, () => Float64Array.from([1]));
+  const labels = Array.from({ length: 100 }, (_, i) => (i < 50 ? 1 : 0));
+  const options = { rounds: 10, learningRate: 0.5, maxDepth: 1, maxBins: 4, lambda: 1, minChildWeight: 1 };
+  const heavyMalicious = labels.map((l) => (l === 1 ? 3 : 1));
+  assert.ok(gbtProbability(trainGbt(rows, labels, ['x'], options, heavyMalicious), [1]) > 0.7);
+  const heavyBenign = labels.map((l) => (l === 1 ? 1 : 3));
+  assert.ok(gbtProbability(trainGbt(rows, labels, ['x'], options, heavyBenign), [1]) < 0.3);
 });
 
 test('the committed model matches its checksum file and the shipped config, and loads', () => {
