@@ -89,6 +89,10 @@ export const commands: Record<string, CommandEntry> = {
     summary: "receive dnstap from a resolver (Unix socket or TCP) into the logserver's input topic",
     load: async () => (await import('./commands/sensor.ts')).dnstapSensorCommand,
   },
+  'sensor pcap': {
+    summary: "decode DNS from a live interface or a pcap file into the logserver's input topic",
+    load: async () => (await import('./commands/sensor.ts')).pcapSensorCommand,
+  },
   'monitoring run': {
     summary: 'run the monitoring agent (clickhouse_* topics -> ClickHouse) until SIGTERM/SIGINT',
     load: async () => (await import('./commands/monitoring.ts')).monitoringRunCommand,

@@ -90,8 +90,26 @@ const dnstapSensorSchema = z
       addProblem(ctx, ['dnstap', 'unix'], 'a socket path, or dnstap.tcp (host:port)', undefined);
   });
 
-export const sensorSchema = z.discriminatedUnion('kind', [dnstapSensorSchema], {
-  error: 'sensor with kind "dnstap"',
+const pcapSensorSchema = z
+  .strictObject({
+    ...common,
+    kind: z.literal('pcap'),
+    pcap: z.strictObject({
+      /** A network interface to capture on (dumpcap, which needs the capture capability). */
+      interface: nonEmptyString().optional(),
+      /** A classic pcap file (or a named pipe) to read once. */
+      file: nonEmptyString().optional(),
+      /** Bytes kept of each packet; a DNS message cut by it is counted malformed. */
+      snap_length: intBetween(64, 262_144).default(65_535),
+    }),
+  })
+  .superRefine((s, ctx) => {
+    if ((s.pcap.interface === undefined) === (s.pcap.file === undefined))
+      addProblem(ctx, ['pcap', 'interface'], 'exactly one of pcap.interface and pcap.file', s.pcap.interface);
+  });
+
+export const sensorSchema = z.discriminatedUnion('kind', [dnstapSensorSchema, pcapSensorSchema], {
+  error: 'sensor with kind "dnstap" or "pcap"',
 });
 
 export const sensorsSchema = z
@@ -109,3 +127,4 @@ export const sensorsSchema = z
 
 export type SensorConfig = z.output<typeof sensorSchema>;
 export type DnstapSensorConfig = z.output<typeof dnstapSensorSchema>;
+export type PcapSensorConfig = z.output<typeof pcapSensorSchema>;

@@ -2,6 +2,7 @@ import type { SensorConfig } from '../../config/index.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { ObservationSource } from '../../sources/observation-source.ts';
 import { DnstapSource } from './dnstap-source.ts';
+import { PcapSource } from './pcap-source.ts';
 
 /**
  * Every sensor kind `hamstring sensor <kind>` and `pipeline.sensors` know: how to build its live
@@ -19,6 +20,7 @@ type Builders = { [K in SensorConfig['kind']]: (config: KindOf<K>, log: Logger) 
 
 export const SENSOR_KINDS: Builders = {
   dnstap: dnstapSource,
+  pcap: pcapSource,
 };
 
 export function createSensorSource(config: SensorConfig, log: Logger): SensorSource {
@@ -48,4 +50,14 @@ function dnstapSource(config: KindOf<'dnstap'>, log: Logger): SensorSource {
     source,
     extra: () => ({ ...source.decoderCounters, connections: source.connections }),
   };
+}
+
+function pcapSource(config: KindOf<'pcap'>): SensorSource {
+  const p = config.pcap;
+  const source = new PcapSource({
+    ...(p.file !== undefined ? { file: p.file } : {}),
+    ...(p.interface !== undefined ? { interface: p.interface } : {}),
+    snapLength: p.snap_length,
+  });
+  return { source, extra: () => source.extra };
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { PcapSource } from '../../../src/app/pcap-source.ts';
+import { PcapSource } from '../../../src/app/sensors/pcap-source.ts';
 import type { DnsObservation } from '../../../src/sources/dns-observation.ts';
 import { startTinyDnsServer } from '../../helpers/tiny-dns-server.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { PcapSource, pcapSourcesOfZeekSensor } from '../../../src/app/pcap-source.ts';
+import { PcapSource, pcapSourcesOfZeekSensor } from '../../../src/app/sensors/pcap-source.ts';
 import type { DnsObservation } from '../../../src/sources/dns-observation.ts';
 
 const fixture = fileURLToPath(new URL('../../fixtures/sources/dns-loopback.pcap', import.meta.url));

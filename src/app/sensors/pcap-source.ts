@@ -1,15 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import type { ZeekSensorConfig } from '../config/index.ts';
+import type { ZeekSensorConfig } from '../../config/index.ts';
 import type {
   MalformedUnit,
   ObservationSink,
   ObservationSource,
   SourceCounters,
-} from '../sources/observation-source.ts';
-import { PcapDnsDecoder, type PcapDnsOptions } from '../sources/pcap/pcap-dns-decoder.ts';
-import { PcapStreamReader } from '../sources/pcap/pcap-reader.ts';
+} from '../../sources/observation-source.ts';
+import { PcapDnsDecoder, type PcapDnsOptions } from '../../sources/pcap/pcap-dns-decoder.ts';
+import { PcapStreamReader } from '../../sources/pcap/pcap-reader.ts';
 
 /**
  * DNS from packets: a pcap file, or a live interface captured by Debian's `dumpcap` (Wireshark's
