@@ -1,8 +1,8 @@
 import type { DnsObservation } from '../dns-observation.ts';
 import type { MalformedUnit } from '../observation-source.ts';
-import { parseDns, type ParsedDns } from './dns-message.ts';
+import { parseDns, type ParsedDns } from '../dns-message.ts';
 import { decodeDnstap, type DnstapFrame, type DnstapMessageType } from './dnstap-schema.ts';
-import { ipText } from './ip-text.ts';
+import { ipText } from '../ip-text.ts';
 import { PairingTable, type PairingCounters } from './pairing.ts';
 
 /**

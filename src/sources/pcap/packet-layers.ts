@@ -1,3 +1,5 @@
+import { ipText } from '../ip-text.ts';
+
 /**
  * A captured frame down to its UDP or TCP payload: the link layer (Ethernet with VLAN tags, Linux
  * cooked v1 and v2, BSD loopback, raw IP), IPv4 or IPv6 (hop-by-hop, routing and destination
@@ -80,7 +82,7 @@ function ipv6(ip: Buffer): Layers {
     body = body.subarray(length);
   }
   if (next === 44) return skip('IPv6 fragment (not reassembled)');
-  return transport(next, body, ipv6Text(ip.subarray(8, 24)), ipv6Text(ip.subarray(24, 40)));
+  return transport(next, body, ipText(ip.subarray(8, 24)) ?? '', ipText(ip.subarray(24, 40)) ?? '');
 }
 
 function transport(protocol: number, body: Buffer, srcIp: string, dstIp: string): Layers {
@@ -113,27 +115,4 @@ function transport(protocol: number, body: Buffer, srcIp: string, dstIp: string)
     return { kind: 'segment', segment };
   }
   return skip(`IP protocol ${protocol}`);
-}
-
-/** RFC 5952 text: lower-case hex, the longest run of two or more zero groups as `::`. */
-export function ipv6Text(bytes: Buffer): string {
-  const groups: number[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push(bytes.readUInt16BE(i));
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff)
-    return `::ffff:${bytes[12]}.${bytes[13]}.${bytes[14]}.${bytes[15]}`;
-  let bestStart = -1;
-  let bestLength = 1;
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== 0) {
-      i += 1;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j += 1;
-    if (j - i > bestLength) [bestStart, bestLength] = [i, j - i];
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  if (bestStart < 0) return hex.join(':');
-  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLength).join(':')}`;
 }

@@ -1,6 +1,6 @@
 import type { DnsObservation } from '../dns-observation.ts';
 import type { MalformedUnit } from '../observation-source.ts';
-import { parseWireDns, type WireDns } from './dns-wire.ts';
+import { parseDns, type ParsedDns } from '../dns-message.ts';
 import { decodeLayers, type Segment } from './packet-layers.ts';
 import type { PcapPacket } from './pcap-reader.ts';
 
@@ -40,7 +40,7 @@ interface Message {
   readonly timeMicros: number;
   readonly segment: Segment;
   readonly size: number;
-  readonly dns: WireDns;
+  readonly dns: ParsedDns;
 }
 
 const MAX_TCP_BUFFER = 65_537;
@@ -75,7 +75,7 @@ export class PcapDnsDecoder {
     }
     const payloads = segment.transport === 'udp' ? [segment.payload] : this.#tcpMessages(segment);
     for (const payload of payloads) {
-      const dns = parseWireDns(payload);
+      const dns = parseDns(payload);
       if (typeof dns === 'string') {
         const reason = packet.truncated ? `${dns} (captured shorter than sent: raise the snap length)` : dns;
         malformed.push({

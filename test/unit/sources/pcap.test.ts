@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import type { DnsObservation } from '../../../src/sources/dns-observation.ts';
 import { PcapDnsDecoder } from '../../../src/sources/pcap/pcap-dns-decoder.ts';
 import { PcapStreamReader, type PcapPacket } from '../../../src/sources/pcap/pcap-reader.ts';
-import { ipv6Text } from '../../../src/sources/pcap/packet-layers.ts';
+import { ipText } from '../../../src/sources/ip-text.ts';
 
 const pcap = readFileSync(new URL('../../fixtures/sources/dns-loopback.pcap', import.meta.url));
 
@@ -119,5 +119,5 @@ test('a query without its response leaves unanswered at the end; a cut DNS messa
   const bad = decode([cut]);
   assert.equal(bad.observations.length, 0);
   assert.match(bad.malformed[0] ?? '', /does not parse.*captured shorter than sent/);
-  assert.equal(ipv6Text(Buffer.from('20010db8000000000000000000000005', 'hex')), '2001:db8::5');
+  assert.equal(ipText(Buffer.from('20010db8000000000000000000000005', 'hex')), '2001:db8::5');
 });

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DnstapDecoder } from '../../../../src/sources/dnstap/dnstap-decoder.ts';
 import { decodeDnstap, encodeDnstap } from '../../../../src/sources/dnstap/dnstap-schema.ts';
-import { ipText } from '../../../../src/sources/dnstap/ip-text.ts';
-import { parseDns } from '../../../../src/sources/dnstap/dns-message.ts';
+import { ipText } from '../../../../src/sources/ip-text.ts';
+import { parseDns } from '../../../../src/sources/dns-message.ts';
 import { DEFAULT_LOG_LINE_MAPPING, toLogLine } from '../../../../src/sources/log-line.ts';
 import { clientPair, response, T0, v4 } from '../../../support/dnstap-frames.ts';
 
