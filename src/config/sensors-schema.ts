@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MESSAGE_TYPES } from '../sources/dnstap/message-types.ts';
-import { OBSERVATION_FIELDS } from '../sources/dns-observation.ts';
-import { DEFAULT_LOG_LINE_MAPPING, type LogLineMapping } from '../sources/log-line.ts';
+import { DEFAULT_LOG_LINE_MAPPING } from '../sources/log-line.ts';
+import { logLineMappingSchema } from './log-line-mapping-schema.ts';
 import { addProblem, asRecord } from './refinements.ts';
 import { componentName, intBetween, nonEmptyString, positiveInt, positiveNumber } from './value-schemas.ts';
 
@@ -27,21 +27,6 @@ export const hostPort = () =>
     })
     .refine((hp) => hp.port >= 1 && hp.port <= 65535, { error: HOST_PORT_EXPECTED });
 
-const fieldSpecSchema = z.strictObject({
-  from: z.enum(OBSERVATION_FIELDS, { error: OBSERVATION_FIELDS.join(', ') }),
-  format: nonEmptyString().optional(),
-  suffix: z.string({ error: 'string' }).optional(),
-  missing: z.string({ error: 'string' }).optional(),
-});
-
-/** Line key -> observation field; default the shipped collector's keys (`DEFAULT_LOG_LINE_MAPPING`). */
-const logLineSchema = z
-  .record(z.string(), fieldSpecSchema, {
-    error: 'mapping of line keys to {from, format?, suffix?, missing?}',
-  })
-  .refine((m) => Object.keys(m).length > 0, { error: 'at least one line key' })
-  .transform((m): LogLineMapping => m);
-
 /** Between the socket and Kafka: see docs/sources.md ("dnstap", "What the sensor guarantees"). */
 const bufferSchema = z.strictObject({
   /** Lines held before the sensor stops reading its sockets. */
@@ -54,7 +39,7 @@ const common = {
   name: componentName(),
   /** The logserver input topic's protocol suffix; default the first collector's `protocol_base`. */
   protocol: componentName().optional(),
-  log_line: logLineSchema.default(DEFAULT_LOG_LINE_MAPPING),
+  log_line: logLineMappingSchema.default(DEFAULT_LOG_LINE_MAPPING),
   buffer: bufferSchema.prefault({}),
   /** Serves `/metrics` (Prometheus) on 127.0.0.1; unset: no metrics endpoint. */
   metrics_port: intBetween(0, 65535).optional(),

@@ -1,29 +1,22 @@
 import { z } from 'zod';
-import { OBSERVATION_FIELDS } from '../sources/dns-observation.ts';
+import { logLineMappingSchema } from './log-line-mapping-schema.ts';
 import { addProblem } from './refinements.ts';
 import { componentName, nonEmptyString, positiveInt } from './value-schemas.ts';
 
 /**
  * Not in the Python config: what the logserver's `input_file` holds and how its rows become log
  * lines. `hamstring` (the default) forwards each line as it is; the others decode each row into a
- * DNS observation and write it as a log line under `line_mapping` (each key of the line names the
+ * DNS observation and write it as a log line under `log_line` (each key of the line names the
  * observation field it takes; the default is the shipped collector's keys and formats).
  */
 export const INPUT_FORMATS = ['hamstring', 'zeek-tsv', 'zeek-json', 'suricata-eve'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 
-const fieldSpecSchema = z.strictObject({
-  from: z.enum(OBSERVATION_FIELDS, { error: `one of ${OBSERVATION_FIELDS.join(', ')}` }),
-  format: nonEmptyString().optional(),
-  suffix: z.string({ error: 'string' }).optional(),
-  missing: z.string({ error: 'string' }).optional(),
-});
-
 export const logserverSchema = z.strictObject({
   input_file: nonEmptyString().optional(),
   input_format: z.enum(INPUT_FORMATS, { error: `one of ${INPUT_FORMATS.join(', ')}` }).default('hamstring'),
   /** Line key -> observation field; only for a decoded `input_format`. */
-  line_mapping: z.record(nonEmptyString(), fieldSpecSchema).optional(),
+  log_line: logLineMappingSchema.optional(),
   /** `suricata-eve`: queries kept waiting for their answer, at most this many ... */
   max_pending_queries: positiveInt(100_000).default(1000),
   /** ... and at most this long (seconds of the events' own clock). */

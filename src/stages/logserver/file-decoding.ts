@@ -29,7 +29,7 @@ export interface FileDecoding {
 export function fileDecoding(config: LogserverConfig): FileDecoding | undefined {
   const format = config.input_format;
   if (format === 'hamstring') return undefined;
-  const mapping: LogLineMapping = config.line_mapping ?? DEFAULT_LOG_LINE_MAPPING;
+  const mapping: LogLineMapping = config.log_line ?? DEFAULT_LOG_LINE_MAPPING;
   const create = (saved: unknown): LineDecoder => {
     switch (format) {
       case 'zeek-tsv':

@@ -154,7 +154,7 @@ async function tailWithKillAndRotation(s: Scenario): Promise<void> {
         input_file: input,
         input_format: s.format,
         // Neither Zeek nor Suricata logs message sizes; the shipped collector requires one.
-        line_mapping: {
+        log_line: {
           ...DEFAULT_LOG_LINE_MAPPING,
           size: { from: 'response_size', suffix: 'b', missing: '0b' },
         },

@@ -51,7 +51,7 @@ test('every sensor error names the key path and what is expected', () => {
   );
   assert.match(
     errorOf([{ name: 'r', kind: 'dnstap', dnstap: { unix: '/x' }, log_line: { ts: { from: 'time' } } }]),
-    /pipeline\.sensors\[0\]\.log_line\.ts\.from: expected timestamp, client_ip/,
+    /pipeline\.sensors\[0\]\.log_line\.ts\.from: expected one of timestamp, client_ip/,
   );
   assert.match(
     errorOf([

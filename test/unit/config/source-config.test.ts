@@ -6,7 +6,7 @@ import { configErrorOf, minimalConfig, withValue } from './helpers.ts';
 const issues = (tree: unknown) =>
   configErrorOf(() => validateConfig(tree, { env: {} })).issues.map((i) => [i.path, i.expected]);
 
-test('logserver input_format and line_mapping: defaults, and errors naming the key and the expected value', () => {
+test('logserver input_format and log_line: defaults, and errors naming the key and the expected value', () => {
   const config = validateConfig(minimalConfig(), { env: {} });
   assert.equal(config.pipeline.log_storage.logserver.input_format, 'hamstring');
   assert.equal(config.pipeline.log_storage.logserver.pair_window_seconds, 5);
@@ -14,18 +14,15 @@ test('logserver input_format and line_mapping: defaults, and errors naming the k
   assert.deepEqual(issues(withValue(minimalConfig(), [...logserver, 'input_format'], 'zeek')), [
     ['pipeline.log_storage.logserver.input_format', 'one of hamstring, zeek-tsv, zeek-json, suricata-eve'],
   ]);
-  const mapping = withValue(minimalConfig(), [...logserver, 'line_mapping'], { src_ip: { from: 'client' } });
-  assert.match(
-    issues(mapping)[0]?.[0] ?? '',
-    /^pipeline\.log_storage\.logserver\.line_mapping\.src_ip\.from$/,
-  );
+  const mapping = withValue(minimalConfig(), [...logserver, 'log_line'], { src_ip: { from: 'client' } });
+  assert.match(issues(mapping)[0]?.[0] ?? '', /^pipeline\.log_storage\.logserver\.log_line\.src_ip\.from$/);
   const ok = validateConfig(
-    withValue(minimalConfig(), [...logserver, 'line_mapping'], {
+    withValue(minimalConfig(), [...logserver, 'log_line'], {
       size: { from: 'response_size', suffix: 'b', missing: '0b' },
     }),
     { env: {} },
   );
-  assert.deepEqual(ok.pipeline.log_storage.logserver.line_mapping, {
+  assert.deepEqual(ok.pipeline.log_storage.logserver.log_line, {
     size: { from: 'response_size', suffix: 'b', missing: '0b' },
   });
 });
