@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +14,7 @@ import { secretSafeOptions } from '../../../src/observability/logger.ts';
 import { NonRetryableError, type Stage } from '../../../src/runtime/index.ts';
 import type { TestClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import { freePort } from '../../helpers/free-port.ts';
+import { passwordUsersXml, selfSignedCertificate } from '../../helpers/tls-files.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
 import { ownClickHousePort, startOwnClickHouse } from '../../helpers/own-clickhouse.ts';
@@ -34,39 +33,12 @@ let ch: TestClickHouse;
 let bootstrap: string;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hamstring-no-secrets-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(dir, 'k.pem'),
-      '-out',
-      join(dir, 'c.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  const sha = createHash('sha256').update(PASSWORD).digest('hex');
-  writeFileSync(
-    join(dir, 'users.xml'),
-    `<yandex><profiles><default></default></profiles><quotas><default></default></quotas><users>
-<default><password></password><networks><ip>::1</ip><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></default>
-<agent><password_sha256_hex>${sha}</password_sha256_hex><networks><ip>::/0</ip></networks><profile>default</profile><quota>default</quota></agent>
-</users></yandex>`,
-  );
+  selfSignedCertificate(dir);
+  writeFileSync(join(dir, 'users.xml'), passwordUsersXml('agent', PASSWORD));
   const https = {
     port: ownClickHousePort(OFFSET) + 2,
-    certificateFile: join(dir, 'c.pem'),
-    privateKeyFile: join(dir, 'k.pem'),
+    certificateFile: join(dir, 'server.crt'),
+    privateKeyFile: join(dir, 'server.key'),
   };
   const [c, k] = await Promise.all([
     startOwnClickHouse('no-secrets', OFFSET, { usersConfig: join(dir, 'users.xml'), https }),
@@ -111,7 +83,7 @@ environment:
       hostname: 127.0.0.1
       port: ${ownClickHousePort(OFFSET) + 2}
       user: agent
-      tls: { enabled: true, ca_file: ${join(dir, 'c.pem')} }
+      tls: { enabled: true, ca_file: ${join(dir, 'server.crt')} }
   record_errors: { backoff: { type: fixed, interval_ms: 100 } }
 runtime: { health_port: ${healthPort}, health_host: 0.0.0.0 }
 dashboard: { host: 0.0.0.0, port: ${dashboardPort} }

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +16,7 @@ import { clickhouseTargetFromConfig } from '../../../src/monitoring/clickhouse-t
 import { secretSafeOptions } from '../../../src/observability/logger.ts';
 import type { TestClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import { captureLog } from '../../helpers/capture-log.ts';
+import { passwordUsersXml, selfSignedCertificate } from '../../helpers/tls-files.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { ownClickHousePort, startOwnClickHouse } from '../../helpers/own-clickhouse.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
@@ -27,19 +26,6 @@ const OFFSET = 80;
 const USER = 'hamstring_agent';
 const PASSWORD = 'Ch-pass-7f3a9e1c';
 
-/** A users.xml with Debian's passwordless `default` on loopback (the readiness check) and USER with a password. */
-function usersXml(): string {
-  const sha = createHash('sha256').update(PASSWORD).digest('hex');
-  const user = (name: string, password: string) =>
-    `<${name}>${password}<networks><ip>::/0</ip></networks><profile>default</profile><quota>default</quota></${name}>`;
-  return [
-    '<yandex><profiles><default></default></profiles><quotas><default></default></quotas><users>',
-    user('default', '<password></password>'),
-    user(USER, `<password_sha256_hex>${sha}</password_sha256_hex>`),
-    '</users></yandex>',
-  ].join('\n');
-}
-
 let dir: string;
 let ch: TestClickHouse;
 let httpsUrl: string;
@@ -48,30 +34,9 @@ let bootstrap: string;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hamstring-ch-auth-'));
-  // The certificate names 127.0.0.1 (subjectAltName), so hostname verification stays on.
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(dir, 'server.key'),
-      '-out',
-      join(dir, 'server.crt'),
-    ],
-    { stdio: 'ignore' },
-  );
+  selfSignedCertificate(dir);
   ca = readFileSync(join(dir, 'server.crt'));
-  writeFileSync(join(dir, 'users.xml'), usersXml());
+  writeFileSync(join(dir, 'users.xml'), passwordUsersXml(USER, PASSWORD));
   writeFileSync(join(dir, 'password'), `${PASSWORD}\n`);
   const httpsPort = ownClickHousePort(OFFSET) + 2;
   const [c, k] = await Promise.all([

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import * as https from 'node:https';
@@ -15,6 +14,7 @@ import {
 } from '../../../../src/stages/alerter/webhook.ts';
 import { errorText } from '../../../../src/errors/error-text.ts';
 import { minimalConfig, withValue } from '../../config/helpers.ts';
+import { selfSignedCertificate } from '../../../helpers/tls-files.ts';
 import { jsonRecord, stageContext } from '../../../support/stage-context.ts';
 
 // A real HTTP endpoint on localhost whose answers the tests choose.
@@ -141,30 +141,10 @@ test('an unreachable endpoint is a retryable failure', async () => {
 
 test('webhook TLS: it refuses a server whose certificate is not trusted, and its error shows neither the path nor the token', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'webhook-tls-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(dir, 'k.pem'),
-      '-out',
-      join(dir, 'c.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
+  selfSignedCertificate(dir, 1);
   let reached = 0;
   const server = https.createServer(
-    { key: readFileSync(join(dir, 'k.pem')), cert: readFileSync(join(dir, 'c.pem')) },
+    { key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.crt')) },
     (_req, res) => {
       reached += 1;
       res.end();
