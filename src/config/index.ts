@@ -41,7 +41,7 @@ export {
 export type { EnsembleName, MultivariateModelName, UnivariateModelName } from './inspector-models.ts';
 export type { LogField, LogFieldType } from './log-line-format.ts';
 export type { InputFormat, ZeekSensorConfig } from './source-schema.ts';
-export { GENERIC_ALERTER } from './pipeline-schema.ts';
+export { GENERIC_ALERTER } from './alerting-schema.ts';
 export {
   DEFAULT_WARNING_LATENESS_SECONDS,
   DEFAULT_WARNING_WINDOW_SECONDS,
