@@ -40,6 +40,22 @@ export function loadOrCreateLayout(
   return layout;
 }
 
+/** A running cluster can be attached to only with the size and base port it was started with. */
+export function assertRunningLayout(
+  dataDir: string,
+  layout: KafkaLayout,
+  opts: { nodes: 1 | 3; basePort?: number | undefined },
+): void {
+  if (opts.nodes !== layout.nodes)
+    throw new Error(
+      `${dataDir} runs a ${layout.nodes}-node Kafka cluster, not ${opts.nodes}; stop it or use another data dir`,
+    );
+  if (opts.basePort !== undefined && opts.basePort !== layout.basePort)
+    throw new Error(
+      `${dataDir} runs Kafka on base port ${layout.basePort}, not ${opts.basePort}; stop it first`,
+    );
+}
+
 /** The cluster id already formatted into a node's storage, when the layout file was lost. */
 function formattedClusterId(dataDir: string, nodes: number): string | undefined {
   for (let id = 1; id <= nodes; id++) {

@@ -1,6 +1,7 @@
 import { PLAINTEXT_SECURITY } from '../config/index.ts';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { describePartitions, probeKafkaReady, type PartitionState } from '../kafka/readiness.ts';
+import { laggingPartitions, notInSyncError } from './kafka-node-sync.ts';
 import { findJava } from './executables.ts';
 import { requireKafkaDistribution } from './kafka-distribution.ts';
 import {
@@ -27,7 +28,12 @@ import {
   securedBootstrapOf,
   type KafkaClusterSecurity,
 } from './kafka-tls.ts';
-import { loadOrCreateLayout, nodeLogTail, writeNodeConfigs } from './kafka-cluster-files.ts';
+import {
+  assertRunningLayout,
+  loadOrCreateLayout,
+  nodeLogTail,
+  writeNodeConfigs,
+} from './kafka-cluster-files.ts';
 import { resolveDataDir } from './paths.ts';
 import { AbortPoll, pollUntil } from './poll.ts';
 import { assertPortsFree, canConnect, type PortClaim } from './ports.ts';
@@ -83,7 +89,7 @@ export class LocalKafkaCluster {
   readonly bootstrapServers: string;
   /** True when {@link start} found the cluster already running and attached to it. */
   readonly wasAlreadyRunning: boolean;
-  private readonly layout: KafkaLayout;
+  readonly layout: KafkaLayout;
   private readonly addresses: KafkaNodeAddress[];
   /** Children spawned by this process: their exit status makes start errors precise. */
   private readonly children = new Map<number, DetachedProcess>();
@@ -108,7 +114,7 @@ export class LocalKafkaCluster {
     const readyTimeoutMs = opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
     const running = LocalKafkaCluster.attach(dataDir);
     if (running) {
-      running.assertCompatible(opts);
+      assertRunningLayout(dataDir, running.layout, opts);
       const dead = running.nodeIds().filter((id) => !running.isNodeRunning(id));
       if (dead.length > 0) await running.launch(dead, running.readRunning().heapMb, readyTimeoutMs);
       await running.waitReady(readyTimeoutMs);
@@ -294,27 +300,13 @@ export class LocalKafkaCluster {
           PLAINTEXT_SECURITY,
         );
         const othersUp = this.nodeIds().every((n) => n === id || this.nodeState(n) === 'running');
-        last = partitions.filter(
-          (p) =>
-            p.leader < 0 ||
-            (p.replicas.includes(id) && !p.isr.includes(id)) ||
-            (othersUp && p.isr.length < p.replicas.length),
-        );
+        last = laggingPartitions(partitions, id, othersUp);
         return brokers.includes(id) && last.length === 0;
       },
       {
         timeoutMs,
         intervalMs: 500,
-        onTimeout: (error) =>
-          new Error(
-            `Kafka node ${id} not back in sync within ${timeoutMs} ms; ` +
-              (last.length > 0
-                ? `lagging partitions: ${last
-                    .slice(0, 5)
-                    .map((p) => `${p.topic}-${p.partition} (leader ${p.leader}, isr ${p.isr.join('/')})`)
-                    .join(', ')}`
-                : `last error: ${error instanceof Error ? error.message : String(error)}`),
-          ),
+        onTimeout: (error) => notInSyncError(id, timeoutMs, last, error),
       },
     );
   }
@@ -359,19 +351,6 @@ export class LocalKafkaCluster {
       );
     }
     return namespaceBootstrapOf(this.addresses, host);
-  }
-
-  private assertCompatible(opts: KafkaClusterOptions): void {
-    if (opts.nodes !== this.layout.nodes) {
-      throw new Error(
-        `${this.dataDir} runs a ${this.layout.nodes}-node Kafka cluster, not ${opts.nodes}; stop it or use another data dir`,
-      );
-    }
-    if (opts.basePort !== undefined && opts.basePort !== this.layout.basePort) {
-      throw new Error(
-        `${this.dataDir} runs Kafka on base port ${this.layout.basePort}, not ${opts.basePort}; stop it first`,
-      );
-    }
   }
 
   private portClaims(ids: readonly number[]): PortClaim[] {
