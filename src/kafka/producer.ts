@@ -64,6 +64,8 @@ export interface ProducerPort {
 const REPORTS_AT_CLOSE_MS = 1_000;
 /** librdkafka's default `message.max.bytes`. */
 const DEFAULT_MESSAGE_MAX_BYTES = 1_000_000;
+/** How long an abort waits for the transaction's records to be delivered before it aborts anyway. */
+const ABORT_FLUSH_MS = 2_000;
 /** How long the disconnect of an abandoned producer whose call came back may take. */
 const ABANDONED_DISCONNECT_MS = 5_000;
 
@@ -115,7 +117,16 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
         native.sendOffsetsToTransaction(offsets, consumer.native as Kafka.KafkaConsumer, t, cb),
       ),
     commitTransaction: () => calls.bounded('commit-transaction', (t, cb) => native.commitTransaction(t, cb)),
-    abortTransaction: () => calls.bounded('abort-transaction', (t, cb) => native.abortTransaction(t, cb)),
+    async abortTransaction() {
+      // Aborting while librdkafka still registers the transaction's partitions (the coordinator
+      // answers CONCURRENT_TRANSACTIONS until the previous commit's markers are written) sends an
+      // EndTxn the coordinator refuses as INVALID_TXN_STATE, fatal for the producer. Delivering
+      // the records first lets the registration finish; bounded, so an outage only delays the abort.
+      await calls
+        .settled('produce', (finish) => native.flush(ABORT_FLUSH_MS, finish), ABORT_FLUSH_MS + 2_000)
+        .catch(() => undefined);
+      return calls.bounded('abort-transaction', (t, cb) => native.abortTransaction(t, cb));
+    },
     async flush(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       await calls.settled('produce', (finish) => native.flush(timeoutMs, finish));

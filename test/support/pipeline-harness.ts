@@ -8,6 +8,7 @@ import type { FetchedRecord } from '../../src/kafka/records.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import type { Stage } from '../../src/runtime/stage.ts';
 import { uniqueGroup } from '../helpers/names.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 import { checkOutput, isExactlyOnce, type OutputVerdict } from '../../src/verify/check.ts';
 
 /** Worker Kafka options for tests: the verifier's short timeouts, so faults resolve quickly. */
@@ -36,6 +37,15 @@ export async function createTopics(
   const admin = createAdmin(bootstrap);
   try {
     await admin.createTopics(topics.map((topic) => ({ topic, partitions, replicationFactor: rf })));
+    // The broker answers before its metadata lists the topics; code under test that looks them up
+    // at once would otherwise see them missing (and, e.g., create a changelog that already exists).
+    await waitFor(
+      async () => {
+        const counts = await admin.partitionCounts(topics);
+        return topics.every((t) => counts.get(t) === partitions);
+      },
+      { timeoutMs: 15_000, message: `topics ${topics.join(', ')} in the cluster's metadata` },
+    );
   } finally {
     admin.close();
   }

@@ -91,10 +91,16 @@ export async function ensureChangelogs(args: {
   for (const t of topics.values()) existing.set(t, await count(t, known));
   const partitions = checkPartitionCounts(args.stage, inputs, existing);
   const missing = [...existing].filter(([, n]) => n === undefined).map(([t]) => t);
-  if (missing.length > 0)
+  if (missing.length > 0) {
     await admin.createTopics(
       missing.map((t) => changelogSpec(t, partitions, args.settings)),
       args.timeoutMs,
     );
+    // A topic created moments ago can be missing from the listing and then already exist here
+    // (creating it is then a no-op): its real partition count is checked like any other.
+    const created = await admin.partitionCounts(missing, args.timeoutMs);
+    for (const t of missing) existing.set(t, created.get(t) ?? partitions);
+    checkPartitionCounts(args.stage, inputs, existing);
+  }
   return { partitions, topics };
 }

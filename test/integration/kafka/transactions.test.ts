@@ -83,4 +83,46 @@ describe('Kafka transactions through the adapter (real 1-node broker)', () => {
       await consumer.close(10_000);
     }
   });
+
+  test('an abort right after a commit, while the coordinator still writes its markers, aborts instead of failing the producer', async () => {
+    const output = uniqueTopic('txn-abort-after-commit');
+    await createTopics(bootstrap, [output], 2);
+    const producer = createProducer(
+      {
+        bootstrapServers: bootstrap,
+        clientId: 'txn-abort-after-commit',
+        transactionalId: uniqueTransactionalId('txn-aac'),
+        transactionTimeoutMs: 30_000,
+        messageTimeoutMs: 20_000,
+        apiTimeoutMs: 10_000,
+      },
+      silentLogger(),
+    );
+    await producer.connect(20_000);
+    await producer.initTransactions();
+    try {
+      // Each abort's records register partitions while the commit before is still completing (the
+      // coordinator answers CONCURRENT_TRANSACTIONS): the race that ended such aborts fatally.
+      const rounds = 30;
+      for (let i = 0; i < rounds; i++) {
+        await producer.beginTransaction();
+        await producer.produce({ topic: output, partition: i % 2, key: `k${i}`, value: `committed-${i}` });
+        await producer.commitTransaction();
+        await producer.beginTransaction();
+        for (let j = 0; j < 20; j++)
+          await producer.produce({ topic: output, partition: j % 2, key: `a${j}`, value: `aborted-${i}` });
+        // The window is a few milliseconds wide and moves with load: each round aborts a little later.
+        await new Promise((r) => setTimeout(r, i % 10));
+        await producer.abortTransaction();
+      }
+      const visible = await readCommitted(bootstrap, output, rounds, 30_000);
+      assert.deepEqual(
+        visible.map((r) => r.value?.toString()).sort(),
+        Array.from({ length: rounds }, (_, i) => `committed-${i}`).sort(),
+        'every commit is visible and no aborted record is',
+      );
+    } finally {
+      await producer.close(10_000);
+    }
+  });
 });
