@@ -3,8 +3,8 @@
  * life of the process: if V8 collected one, the binding's destructor would run under librdkafka's
  * feet (a segfault). A small, deliberate leak in a rare failure case.
  *
- * Each such call also holds one libuv pool thread for good (librdkafka issue #5456:
- * send_offsets_to_transaction ignores its timeout while the group coordinator is unreachable). When
+ * Each such call also holds one libuv pool thread for good (seen with send_offsets_to_transaction
+ * while the group coordinator was unreachable, now bounded by a patch to the client). When
  * the pool is used up every Kafka call of the process queues forever, so the runtime declares the
  * process not live well before that (see {@link stuckCallsExhaustPool}) and lets its supervisor
  * start a fresh one.
