@@ -23,6 +23,8 @@ export function fakeAdmin(created: string[]): AdminPort {
       created.push(...specs.map((s) => s.topic));
       return Promise.resolve();
     },
+    partitionCounts: (topics: readonly string[]) =>
+      Promise.resolve(new Map(topics.filter((t) => created.includes(t)).map((t) => [t, 2]))),
   } as unknown as AdminPort;
 }
 

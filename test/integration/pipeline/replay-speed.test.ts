@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startPipeline, type RunningPipeline } from '../../../src/app/pipeline.ts';
+import type { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { decodeOutgoingAlert } from '../../../src/stages/alerter/index.ts';
 import { generateTraffic, type GeneratedLine } from '../../../src/traffic/index.ts';
 import { createReadCommittedReader } from '../../../src/kafka/read-committed-reader.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 import { pipelineTestConfig, produceLines, resetBroker } from './support.ts';
 
 let bootstrap: string;
@@ -82,9 +84,11 @@ async function replay(run: Run): Promise<{ hosts: string[]; ids: string[] }> {
       await produce(lines.filter((l) => Math.floor((l.atMs - startMs) / 20_000) === slice));
       await new Promise((r) => setTimeout(r, Math.max(0, 1_000 - (Date.now() - began))));
     }
-  // Every line has left the collector within batch_timeout; the later stages take a few seconds.
-  const quietAfter = Date.now() + run.batchTimeout * 1000 + 8_000;
-  const alerts = await readAlerts(config.pipeline.alerting.external_kafka_topic, quietAfter);
+  // Every alert is written once the pipeline has gone quiet: no stage commits for longer than the
+  // collectors hold a batch. (Reading until each infected host had one alert, and a fixed time,
+  // missed a later window's alert when the fast replay ran slowly: one id fewer than the paced one.)
+  await waitQuiet(pipeline.stages.workers, run.batchTimeout * 1000 + 5_000);
+  const alerts = await readAlerts(config.pipeline.alerting.external_kafka_topic);
   await pipeline.stop();
   pipeline = undefined;
   // The DGA detector's windows are under test; the Domainator's chain alerts the tunnelling host.
@@ -95,18 +99,34 @@ async function replay(run: Run): Promise<{ hosts: string[]; ids: string[] }> {
   };
 }
 
-/** Reads the external alert topic until every infected host is in it and `until` has passed. */
-async function readAlerts(topic: string, until: number) {
+/** Waits until no worker has committed a transaction for `quietMs` (at most 3 minutes). */
+async function waitQuiet(workers: readonly TransactionalWorker[], quietMs: number): Promise<void> {
+  const commits = () => workers.reduce((sum, w) => sum + w.status().committedTransactions, 0);
+  let last = commits();
+  let since = Date.now();
+  await waitFor(
+    () => {
+      const now = commits();
+      if (now !== last) [last, since] = [now, Date.now()];
+      return Date.now() - since >= quietMs;
+    },
+    { timeoutMs: 180_000, intervalMs: 250, message: `no stage commit for ${quietMs} ms`, observe: commits },
+  );
+}
+
+/** Reads the whole external alert topic: until no alert has come for 5 s since the first one. */
+async function readAlerts(topic: string) {
   const reader = createReadCommittedReader({ bootstrap, clientId: 'test-replay-alerts' });
   await reader.connect(30_000);
   reader.subscribe([topic]);
   const alerts: ReturnType<typeof decodeOutgoingAlert>[] = [];
   const deadline = Date.now() + 90_000;
+  let lastAlertAt = Date.now();
   try {
-    while (Date.now() < deadline) {
-      for (const r of await reader.consume(1000, 200)) alerts.push(decodeOutgoingAlert(r.value));
-      const hosts = new Set(alerts.map((a) => a.src_ip));
-      if (Date.now() > until && infected.every((ip) => hosts.has(ip))) break;
+    while (Date.now() < deadline && (alerts.length === 0 || Date.now() - lastAlertAt < 5_000)) {
+      const records = await reader.consume(1000, 200);
+      for (const r of records) alerts.push(decodeOutgoingAlert(r.value));
+      if (records.length > 0) lastAlertAt = Date.now();
     }
   } finally {
     await reader.close(10_000);

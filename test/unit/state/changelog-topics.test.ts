@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { AdminPort } from '../../../src/kafka/admin.ts';
 import {
   changelogSpec,
   changelogTopic,
   checkPartitionCounts,
+  ensureChangelogs,
   StateConfigurationError,
 } from '../../../src/runtime/state/changelog-topics.ts';
 
@@ -49,5 +51,28 @@ describe('changelog topics', () => {
 
   it('missing changelogs take the input partition count', () => {
     assert.equal(checkPartitionCounts('s', new Map([['a', 4]]), new Map([['c', undefined]])), 4);
+  });
+
+  it('a changelog the listing missed, found existing with another partition count when created, fails the start', async () => {
+    const admin = {
+      listTopics: () => Promise.resolve(['in']),
+      watermarks: () => Promise.resolve([0, 1, 2, 3].map((partition) => ({ partition, low: 0, high: 0 }))),
+      // The topic already exists: creating it is a no-op (TOPIC_ALREADY_EXISTS is not an error).
+      createTopics: () => Promise.resolve(),
+      partitionCounts: (topics: readonly string[]) => Promise.resolve(new Map(topics.map((t) => [t, 2]))),
+    } as unknown as AdminPort;
+    await assert.rejects(
+      ensureChangelogs({
+        admin,
+        stage: 's',
+        groupId: 'g',
+        stores: ['counts'],
+        inputTopics: ['in'],
+        settings: { replicationFactor: 1 },
+        timeoutMs: 1_000,
+      }),
+      (e: unknown) =>
+        e instanceof StateConfigurationError && e.message.includes('g-counts-changelog has 2 partitions'),
+    );
   });
 });
