@@ -66,11 +66,6 @@ const LONG_ONLY: readonly string[] = [
   // abandoned; a pause that catches a poll instead only reconnects (the test then cannot prove its
   // point and times out).
   'test/integration/runtime/abandoned-producer-exit.test.ts',
-  // FAILS, a known open defect (issue: detection; alerts independent of arrival speed): with the
-  // retrained DGA model the paced replay alerts one host more than the fast one in about half the
-  // runs (the generated log's times follow the clock, so the windows differ from run to run). Kept
-  // out of the default run until the warning windows are fixed, not deleted.
-  'test/integration/pipeline/replay-speed.test.ts',
 ];
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 

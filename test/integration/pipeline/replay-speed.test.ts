@@ -84,7 +84,7 @@ async function replay(run: Run): Promise<{ hosts: string[]; ids: string[] }> {
       await produce(lines.filter((l) => Math.floor((l.atMs - startMs) / 20_000) === slice));
       await new Promise((r) => setTimeout(r, Math.max(0, 1_000 - (Date.now() - began))));
     }
-  // Every alert is written once the pipeline has gone quiet: no stage commits for longer than the
+  // Every alert is written once the pipeline has gone quiet: no stage consumes for longer than the
   // collectors hold a batch. (Reading until each infected host had one alert, and a fixed time,
   // missed a later window's alert when the fast replay ran slowly: one id fewer than the paced one.)
   await waitQuiet(pipeline.stages.workers, run.batchTimeout * 1000 + 5_000);
@@ -99,18 +99,31 @@ async function replay(run: Run): Promise<{ hosts: string[]; ids: string[] }> {
   };
 }
 
-/** Waits until no worker has committed a transaction for `quietMs` (at most 3 minutes). */
+/**
+ * Waits until no stage has consumed a record for `quietMs` (at most 3 minutes). Commits are no
+ * measure: the stages' timers commit on their own.
+ */
 async function waitQuiet(workers: readonly TransactionalWorker[], quietMs: number): Promise<void> {
-  const commits = () => workers.reduce((sum, w) => sum + w.status().committedTransactions, 0);
-  let last = commits();
+  const consumed = async () => {
+    let sum = 0;
+    for (const w of workers)
+      for (const v of (await w.metrics.records.get()).values) if (v.labels.direction === 'in') sum += v.value;
+    return sum;
+  };
+  let last = await consumed();
   let since = Date.now();
   await waitFor(
-    () => {
-      const now = commits();
+    async () => {
+      const now = await consumed();
       if (now !== last) [last, since] = [now, Date.now()];
       return Date.now() - since >= quietMs;
     },
-    { timeoutMs: 180_000, intervalMs: 250, message: `no stage commit for ${quietMs} ms`, observe: commits },
+    {
+      timeoutMs: 180_000,
+      intervalMs: 250,
+      message: `no stage consuming for ${quietMs} ms`,
+      observe: () => last,
+    },
   );
 }
 
