@@ -175,11 +175,14 @@ export const ERROR_TABLE: Readonly<Record<string, CodeDecision>> = {
   // A call made while an earlier one of the same kind still runs (after a JS-side timeout): the
   // same call again resumes it (librdkafka's transactional API is resumable).
   _CONFLICT: 'retriable',
+  // Leadership moving (a restarted broker, a topic created a moment ago): Kafka's own clients retry
+  // these. Unflagged, as a metadata read reports them (watermarks at a worker's start), they were
+  // `other`, and a worker starting during an election stopped; flags still say fatal or abortable.
+  LEADER_NOT_AVAILABLE: 'retriable',
+  NOT_LEADER_FOR_PARTITION: 'retriable',
 
   // Meaning depends on the occurrence: librdkafka's flags say whether to retry, abort or give up.
   _STATE: 'by-flags',
-  LEADER_NOT_AVAILABLE: 'by-flags',
-  NOT_LEADER_FOR_PARTITION: 'by-flags',
   REPLICA_NOT_AVAILABLE: 'by-flags',
   STALE_CTRL_EPOCH: 'by-flags',
   COORDINATOR_LOAD_IN_PROGRESS: 'by-flags',

@@ -34,6 +34,9 @@ import { WorkerStatusReporter, type WorkerStatus } from './worker-status.ts';
  * the recovery paths of the consumer-recovery design. One instance = one group member and one
  * transactional producer with a stable transactional id.
  */
+/** How long the start retries preparing the state stores through transient Kafka errors. */
+const PREPARE_RETRY_MS = 30_000;
+
 export class TransactionalWorker {
   readonly metrics: WorkerMetrics;
   readonly log: Logger;
@@ -265,12 +268,22 @@ export class TransactionalWorker {
     if (!stores) return undefined;
     if (this.#ctx.o.mode !== 'exactly-once')
       return `configuration error: stage ${this.#ctx.stage.name} declares state stores or a timer, which need exactly-once mode`;
-    try {
-      await stores.engine.prepare(admin);
-      return undefined;
-    } catch (e) {
-      if (e instanceof StateConfigurationError) return e.message;
-      throw e;
+    // A leader election (a restarted broker, a changelog created a moment ago) fails a metadata read
+    // for a moment: retried, like any error the start plan would not stop for, for a bounded time.
+    const deadline = this.#ctx.clock.now() + PREPARE_RETRY_MS;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await stores.engine.prepare(admin);
+        return undefined;
+      } catch (e) {
+        if (e instanceof StateConfigurationError) return e.message;
+        const err = classifyKafkaError(e, 'admin');
+        const plan = this.#recovery.plan(err, 'start');
+        if (plan.type === 'stop') return plan.reason;
+        if (this.#ctx.clock.now() >= deadline) throw err;
+        this.log.warn({ err: err.toLog(), attempt }, 'state: preparing the stores failed; retrying');
+        await this.#ctx.clock.sleep(Math.min(250 * 2 ** (attempt - 1), 2_000));
+      }
     }
   }
 

@@ -123,6 +123,20 @@ describe('classifyKafkaError', () => {
     assert.equal(classifyKafkaError(raw('NOT_ENOUGH_REPLICAS'), 'produce').kind, 'other');
   });
 
+  it('treats a moving leader as retriable when unflagged (a metadata read at start), flags still first', () => {
+    assert.equal(classifyKafkaError(raw('NOT_LEADER_FOR_PARTITION'), 'admin').kind, 'retriable');
+    assert.equal(classifyKafkaError(raw('LEADER_NOT_AVAILABLE'), 'admin').kind, 'retriable');
+    assert.equal(
+      classifyKafkaError(raw('NOT_LEADER_FOR_PARTITION', { isTxnRequiresAbort: true }), 'commit-transaction')
+        .kind,
+      'abortable',
+    );
+    assert.equal(
+      classifyKafkaError(raw('NOT_LEADER_FOR_PARTITION', { isFatal: true }), 'produce').kind,
+      'fatal',
+    );
+  });
+
   for (const op of ['commit-transaction', 'init-transactions', 'send-offsets'] as KafkaOperation[]) {
     it(`maps a retriable error on ${op} to retriable (retried in place)`, () => {
       const err = classifyKafkaError(raw('COORDINATOR_NOT_AVAILABLE', { isRetriable: true }), op);
