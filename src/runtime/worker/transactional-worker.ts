@@ -34,8 +34,8 @@ import { WorkerStatusReporter, type WorkerStatus } from './worker-status.ts';
  * the recovery paths of the consumer-recovery design. One instance = one group member and one
  * transactional producer with a stable transactional id.
  */
-/** How long the start retries preparing the state stores through transient Kafka errors. */
-const PREPARE_RETRY_MS = 30_000;
+/** How long the start retries its checks and store preparation through transient Kafka errors. */
+const START_CHECKS_RETRY_MS = 30_000;
 
 export class TransactionalWorker {
   readonly metrics: WorkerMetrics;
@@ -184,7 +184,7 @@ export class TransactionalWorker {
     const ctx = this.#ctx;
     // Fake clusters (tests on fakes) bring their own admin and have no address to check.
     if (!ctx.o.clients?.admin) await this.#preflight();
-    const stopped = await this.#startupChecks();
+    const stopped = await this.#checksRetried();
     if (stopped !== undefined) {
       fail(ctx, stopped);
       this.#running = Promise.resolve();
@@ -268,21 +268,33 @@ export class TransactionalWorker {
     if (!stores) return undefined;
     if (this.#ctx.o.mode !== 'exactly-once')
       return `configuration error: stage ${this.#ctx.stage.name} declares state stores or a timer, which need exactly-once mode`;
-    // A leader election (a restarted broker, a changelog created a moment ago) fails a metadata read
-    // for a moment: retried, like any error the start plan would not stop for, for a bounded time.
-    const deadline = this.#ctx.clock.now() + PREPARE_RETRY_MS;
+    try {
+      await stores.engine.prepare(admin);
+      return undefined;
+    } catch (e) {
+      if (e instanceof StateConfigurationError) return e.message;
+      throw e;
+    }
+  }
+
+  /**
+   * The start-up checks and store preparation, again after an error the start plan would not stop
+   * for: a leader election (a restarted broker, a topic created a moment ago) fails a metadata read
+   * or a topic creation for a moment. Bounded; returns the reason to stop, if any.
+   */
+  async #checksRetried(): Promise<string | undefined> {
+    const clock = this.#ctx.clock;
+    const deadline = clock.now() + START_CHECKS_RETRY_MS;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await stores.engine.prepare(admin);
-        return undefined;
+        return await this.#startupChecks();
       } catch (e) {
-        if (e instanceof StateConfigurationError) return e.message;
         const err = classifyKafkaError(e, 'admin');
         const plan = this.#recovery.plan(err, 'start');
         if (plan.type === 'stop') return plan.reason;
-        if (this.#ctx.clock.now() >= deadline) throw err;
-        this.log.warn({ err: err.toLog(), attempt }, 'state: preparing the stores failed; retrying');
-        await this.#ctx.clock.sleep(Math.min(250 * 2 ** (attempt - 1), 2_000));
+        if (clock.now() >= deadline) throw err;
+        this.log.warn({ err: err.toLog(), attempt }, 'kafka: the start-up checks failed; retrying');
+        await clock.sleep(Math.min(250 * 2 ** (attempt - 1), 2_000));
       }
     }
   }
