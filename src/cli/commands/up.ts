@@ -1,8 +1,11 @@
 import { fileLogger, startDemoViews, type DemoViews } from '../../app/demo.ts';
 import { startPipeline, type RunningPipeline } from '../../app/pipeline.ts';
+import { startResolverFeed } from '../../app/resolver-feed.ts';
 import { startTrafficFeed, type TrafficFeed } from '../../app/traffic-feed.ts';
+import { projectRoot } from '../../dev/paths.ts';
 import { loadConfig, type HamstringConfig } from '../../config/index.ts';
 import { createLogger } from '../../observability/logger.ts';
+import { join } from 'node:path';
 import type { Command, CommandIo } from '../command.ts';
 import { intOption, stringOption } from '../options.ts';
 import { startLocalServices } from '../local-services.ts';
@@ -14,7 +17,7 @@ const AGENT_DRAIN_MS = 30_000;
 
 export const upCommand: Command = {
   usage:
-    '[--config config.yaml] [--partitions N] [--demo [--rate N] [--duration S] [--hosts N] [--seed N]] [--services-only]',
+    '[--config config.yaml] [--partitions N] [--demo [--source generator|unbound] [--rate N] [--duration S] [--hosts N] [--seed N]] [--services-only]',
   help: [
     'Runs HAMSTRING in one process: every configured stage (each its own exactly-once worker, DGA',
     'scoring in a thread pool) and the monitoring agent, until Ctrl-C; a second Ctrl-C exits at once.',
@@ -27,6 +30,9 @@ export const upCommand: Command = {
     '                 into the input topic, serve the dashboard (dashboard.port), show the live',
     "                 terminal view and print what was found against the generator's truth;",
     '                 JSON logs then go to var/log/hamstring-up.log',
+    '--source         generator (default): the lines go straight to the input topic; unbound: each',
+    "                 line is a real DNS query to a private Unbound (Debian's), from the host's own",
+    '                 loopback address, and a dnstap sensor turns what Unbound saw into the log lines',
     '--rate           lines per second; default 200',
     '--duration       seconds of traffic; default 300 (the summary follows once the last batches left)',
     '--hosts          hosts in the traffic; default 200',
@@ -41,6 +47,7 @@ export const upCommand: Command = {
     duration: { type: 'string' },
     hosts: { type: 'string' },
     seed: { type: 'string' },
+    source: { type: 'string' },
   },
   async run({ values, io }) {
     const path = stringOption(values, 'config');
@@ -51,6 +58,10 @@ export const upCommand: Command = {
     if (values['services-only'] === true) return 0;
 
     const demo = values.demo === true;
+    const source = stringOption(values, 'source') ?? 'generator';
+    if (source !== 'generator' && source !== 'unbound')
+      throw new Error(`up: --source must be generator or unbound, not ${source}`);
+    if (source === 'unbound' && !demo) throw new Error('up: --source unbound needs --demo');
     // In the demo the terminal shows the live view; the JSON logs go to a file.
     const log = demo
       ? fileLogger(DEMO_LOG, process.env.HAMSTRING_LOG_LEVEL ?? 'info')
@@ -70,15 +81,23 @@ export const upCommand: Command = {
     try {
       if (demo) {
         const since = Date.now();
-        feed = await startTrafficFeed({
+        const traffic = {
           config,
           log,
           rate: intOption(values, 'rate', 1, 1_000_000) ?? 200,
           durationSeconds: intOption(values, 'duration', 1, 86_400 * 7) ?? 300,
           hosts: intOption(values, 'hosts', 6, 1_000_000) ?? 200,
           seed: intOption(values, 'seed', 0, 2 ** 31) ?? 1,
-        });
-        io.out(`up: feeding ${feed.topic} with generated traffic of ${feed.truth.length} hosts`);
+        };
+        feed =
+          source === 'unbound'
+            ? await startResolverFeed({ ...traffic, dir: join(projectRoot, 'var', 'demo', 'unbound') })
+            : await startTrafficFeed(traffic);
+        io.out(
+          source === 'unbound'
+            ? `up: ${feed.truth.length} hosts asking a private Unbound from 127.x addresses; dnstap sensor -> ${feed.topic}`
+            : `up: feeding ${feed.topic} with generated traffic of ${feed.truth.length} hosts`,
+        );
         views = await startDemoViews({ config, pipeline, feed, log, since });
         io.out(
           views.dashboard

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { after, before, test } from 'node:test';
+import { loopbackOf } from '../../../src/app/resolver-feed.ts';
+import { generateTraffic } from '../../../src/traffic/index.ts';
+import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
+import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { pipelineTestConfig, resetBroker } from '../pipeline/support.ts';
+
+/**
+ * `hamstring up --demo --source unbound` end to end: the generator's hosts ask a private Unbound
+ * from their own loopback addresses, Unbound's dnstap stream reaches the sensor, and the pipeline
+ * finds the infected hosts from what the resolver saw, accusing no benign one. The demo ends by
+ * itself (traffic done, stages drained) and prints its alerts and summary.
+ */
+const DEMO = { seed: 3, hosts: 24, rate: 60, duration: 50 };
+const ALERT_LINE = /^\[hamstring\] ALERT host=(\S+) score=(\S+) (?:family=(?:"[^"]*"|\S+) )?detector=(\S+)/gm;
+const database = `resolver_demo_${Date.now()}`;
+let clickhouseUrl: string | undefined;
+let configPath: string;
+
+before(async () => {
+  const [kafka, clickhouse] = await Promise.all([testKafka(), testClickHouse()]);
+  await resetBroker(kafka.bootstrap);
+  clickhouseUrl = clickhouse.url;
+  ({ path: configPath } = pipelineTestConfig({
+    bootstrap: kafka.bootstrap,
+    clickhousePort: Number(new URL(clickhouse.url).port),
+    edit: (tree) => {
+      // Every batch goes on to the detector, as in the synthetic demo's test.
+      const pipeline = tree.pipeline as { data_inspection: Record<string, unknown>[] };
+      for (const inspector of pipeline.data_inspection) inspector.inspector_class_name = 'NoInspector';
+      tree.dashboard = { port: 0, refresh_ms: 500, window_minutes: 5 };
+      const environment = tree.environment as { monitoring: { clickhouse_server: Record<string, unknown> } };
+      environment.monitoring.clickhouse_server.database = database;
+    },
+  }));
+});
+after(async () => {
+  if (clickhouseUrl)
+    await fetch(clickhouseUrl, { method: 'POST', body: `DROP DATABASE IF EXISTS ${database}` });
+});
+
+test('up --demo --source unbound: the infected hosts are found from what Unbound saw, no benign host accused', async (t) => {
+  const truth = generateTraffic({ ...DEMO, durationSeconds: DEMO.duration, startMs: 0 }).truth;
+  const infected = truth.filter((h) => h.role === 'dga' || h.role === 'tunnel').map((h) => loopbackOf(h.ip));
+  const benign = new Set(truth.filter((h) => h.role === 'benign').map((h) => loopbackOf(h.ip)));
+  const demo = spawn(
+    process.execPath,
+    [
+      'bin/hamstring.js',
+      'up',
+      '--demo',
+      '--source',
+      'unbound',
+      '--config',
+      configPath,
+      ...Object.entries(DEMO).flatMap(([k, v]) => [`--${k}`, String(v)]),
+    ],
+    { env: { ...process.env, HAMSTRING_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  demo.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  demo.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => demo.once('exit', resolve));
+  assert.equal(code, 0, out);
+  assert.match(out, /asking a private Unbound from 127\.x addresses; dnstap sensor/);
+  const alerted = new Set([...out.matchAll(ALERT_LINE)].map((m) => m[1]!));
+  for (const host of infected) assert.ok(alerted.has(host), `${host} (infected) alerted:\n${out}`);
+  const accused = [...alerted].filter((h) => benign.has(h));
+  assert.deepEqual(accused, [], `benign hosts accused:\n${out}`);
+  assert.ok(
+    [...alerted].every((h) => h.startsWith('127.')),
+    'alerts name the addresses the resolver saw',
+  );
+  // The demo's own summary holds the run against the truth (with the loopback addresses) too.
+  const summary = out.slice(out.indexOf('HAMSTRING run summary'));
+  t.diagnostic(summary.replace(/\n\s*/g, ' | '));
+  assert.match(
+    summary,
+    new RegExp(`infected hosts found +${infected.length} of ${infected.length}`),
+    summary,
+  );
+  assert.match(summary, /hosts falsely accused +0/, summary);
+});
