@@ -1,12 +1,13 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { mkdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import dnsPacket from 'dns-packet';
 import { sensorSchema, type HamstringConfig } from '../config/index.ts';
+import { freePort } from '../dev/free-port.ts';
 import { startUnbound, type RunningUnbound } from '../dev/unbound.ts';
 import type { Logger } from '../observability/logger.ts';
 import { generateTraffic, type HostTruth, type TrafficOptions } from '../traffic/index.ts';
+import { Pacer } from './pacer.ts';
 import { startSensor, type RunningSensor } from './sensors/start-sensor.ts';
 import type { TrafficFeed } from './traffic-feed.ts';
 
@@ -73,7 +74,7 @@ export async function startResolverFeed(o: ResolverFeedOptions): Promise<Traffic
   try {
     unbound = await startUnbound({
       dir: o.dir,
-      port: await freeUdpPort(),
+      port: await freePort(),
       dnstap: { unix: socketPath },
       identity: 'hamstring-demo',
       localZones: ['"." static'],
@@ -103,21 +104,12 @@ export async function startResolverFeed(o: ResolverFeedOptions): Promise<Traffic
 
   let stopped = false;
   let sent = 0;
-  let wake: (() => void) | undefined;
+  const pacer = new Pacer(startMs);
   const run = async (): Promise<number> => {
-    const began = Date.now();
     let id = 0;
     for (const g of traffic.lines()) {
       if (stopped) break;
-      const due = began + (g.atMs - startMs) - Date.now();
-      if (due > 0)
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, due);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
+      await pacer.due(g.atMs);
       if (stopped) break;
       const q = asked(g.line);
       const query = dnsPacket.encode({
@@ -141,7 +133,7 @@ export async function startResolverFeed(o: ResolverFeedOptions): Promise<Traffic
     stop: () =>
       (closing ??= (async () => {
         stopped = true;
-        wake?.();
+        pacer.stop();
         await done;
         // The last answers and their dnstap frames, then the sensor's lines to Kafka.
         await new Promise((r) => setTimeout(r, 500));
@@ -155,16 +147,4 @@ export async function startResolverFeed(o: ResolverFeedOptions): Promise<Traffic
         return sent;
       })()),
   };
-}
-
-/** A port free on 127.0.0.1 right now, for the resolver to serve DNS on (UDP and TCP). */
-function freeUdpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

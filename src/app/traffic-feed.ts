@@ -3,6 +3,7 @@ import { createProducer } from '../kafka/producer.ts';
 import type { Logger } from '../observability/logger.ts';
 import { pipelineTopic } from '../stages/index.ts';
 import { generateTraffic, type HostTruth, type TrafficOptions } from '../traffic/index.ts';
+import { Pacer } from './pacer.ts';
 
 export interface TrafficFeedOptions extends Omit<TrafficOptions, 'startMs'> {
   config: HamstringConfig;
@@ -57,22 +58,13 @@ export async function startTrafficFeed(o: TrafficFeedOptions): Promise<TrafficFe
   const paced = o.paced ?? true;
   let stopped = false;
   let queued = 0;
-  let wake: (() => void) | undefined;
+  const pacer = new Pacer(startMs);
 
   const run = async (): Promise<number> => {
-    const began = Date.now();
     try {
       for (const line of traffic.lines()) {
         if (stopped) break;
-        const due = began + (line.atMs - startMs) - Date.now();
-        if (paced && due > 0)
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, due);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
+        if (paced) await pacer.due(line.atMs);
         if (stopped) break;
         await producer.produce({ topic, key: line.srcIp, value: line.line });
         queued += 1;
@@ -94,7 +86,7 @@ export async function startTrafficFeed(o: TrafficFeedOptions): Promise<TrafficFe
     done,
     stop: () => {
       stopped = true;
-      wake?.();
+      pacer.stop();
       return done;
     },
   };

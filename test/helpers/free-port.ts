@@ -1,13 +1,1 @@
-import { createServer } from 'node:net';
-
-/** A TCP port free on 127.0.0.1 right now (bound, read and released), for servers a test configures. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../src/dev/free-port.ts';

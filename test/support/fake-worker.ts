@@ -21,6 +21,20 @@ export function copyStage({ stage, input, output }: CopyNames): Stage {
   };
 }
 
+/** Kafka options of a worker on fake clients: short, fixed timeouts the tests' fake clock moves through. */
+export const FAKE_KAFKA_OPTIONS: WorkerOptions['kafka'] = {
+  bootstrapServers: 'fake:9092',
+  groupProtocol: 'classic',
+  assignmentStrategy: 'cooperative-sticky',
+  sessionTimeoutMs: 10_000,
+  heartbeatIntervalMs: 1_000,
+  maxPollIntervalMs: 60_000,
+  transactionTimeoutMs: 60_000,
+  messageTimeoutMs: 30_000,
+  apiTimeoutMs: 5_000,
+  commitRetryTimeoutMs: 5_000,
+};
+
 /**
  * An exactly-once worker running the copy stage on fake clients and a fake clock, for driving its
  * loop one step at a time (`start({ loop: false })`, `step()`): the input's one partition holds
@@ -34,18 +48,7 @@ export function fakeWorker(names: CopyNames, records: number, extra: Partial<Wor
     instanceId: '0',
     mode: 'exactly-once',
     batch: { size: 10, timeoutMs: 10 },
-    kafka: {
-      bootstrapServers: 'fake:9092',
-      groupProtocol: 'classic',
-      assignmentStrategy: 'cooperative-sticky',
-      sessionTimeoutMs: 10_000,
-      heartbeatIntervalMs: 1_000,
-      maxPollIntervalMs: 60_000,
-      transactionTimeoutMs: 60_000,
-      messageTimeoutMs: 30_000,
-      apiTimeoutMs: 5_000,
-      commitRetryTimeoutMs: 5_000,
-    },
+    kafka: FAKE_KAFKA_OPTIONS,
     clients: kafka.clients(),
     // Fake clients have no cluster for the worker's own Kafka-backed attempt store.
     attemptStore: false,

@@ -6,7 +6,7 @@ import { generateTraffic } from '../../../src/traffic/index.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
-import { pipelineTestConfig, resetBroker } from '../pipeline/support.ts';
+import { demoTestEdit, pipelineTestConfig, resetBroker } from '../pipeline/support.ts';
 import {
   chartHasData,
   DashboardBrowser,
@@ -42,20 +42,10 @@ describe('the live demo (hamstring up --demo) in a real browser', { skip }, () =
     const [kafka, clickhouse] = await Promise.all([testKafka(), testClickHouse()]);
     await resetBroker(kafka.bootstrap);
     clickhouseUrl = clickhouse.url;
-    // Every batch goes on to the detector: the StreamAD inspector's verdict depends on how lines
-    // fall into batches in wall-clock time (see the end-to-end test); here the pages are under test.
     const { path } = pipelineTestConfig({
       bootstrap: kafka.bootstrap,
       clickhousePort: Number(new URL(clickhouse.url).port),
-      edit: (tree) => {
-        const pipeline = tree.pipeline as { data_inspection: Record<string, unknown>[] };
-        for (const inspector of pipeline.data_inspection) inspector.inspector_class_name = 'NoInspector';
-        tree.dashboard = { port: 0, refresh_ms: 500, window_minutes: 5 };
-        const environment = tree.environment as {
-          monitoring: { clickhouse_server: Record<string, unknown> };
-        };
-        environment.monitoring.clickhouse_server.database = database;
-      },
+      edit: demoTestEdit(database),
     });
     demo = spawn(
       process.execPath,

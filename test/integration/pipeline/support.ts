@@ -49,6 +49,22 @@ export function pipelineTestConfig(o: {
 }
 
 /**
+ * The edit of {@link pipelineTestConfig} for a `hamstring up --demo` under test: every batch goes on
+ * to the detector (the StreamAD inspector's verdict depends on how lines fall into batches in
+ * wall-clock time), the dashboard on a free port refreshing fast, and the monitoring tables in a
+ * database of the test's own (line ids derive from offsets, which restart on a reset broker).
+ */
+export function demoTestEdit(database: string): (tree: Tree) => void {
+  return (tree) => {
+    const pipeline = tree.pipeline as { data_inspection: Tree[] };
+    for (const inspector of pipeline.data_inspection) inspector.inspector_class_name = 'NoInspector';
+    tree.dashboard = { port: 0, refresh_ms: 500, window_minutes: 5 };
+    const environment = tree.environment as { monitoring: { clickhouse_server: Tree } };
+    environment.monitoring.clickhouse_server.database = database;
+  };
+}
+
+/**
  * Deletes every topic of the broker but Kafka's own, those named by test/helpers/names.ts, the
  * readiness probe's and the default delivery-attempt topic (which every worker built without a store
  * of its own uses, in the files running beside this one; pipelineTestConfig gives each file a topic

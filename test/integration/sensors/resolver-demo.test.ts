@@ -5,7 +5,7 @@ import { loopbackOf } from '../../../src/app/resolver-feed.ts';
 import { generateTraffic } from '../../../src/traffic/index.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
-import { pipelineTestConfig, resetBroker } from '../pipeline/support.ts';
+import { demoTestEdit, pipelineTestConfig, resetBroker } from '../pipeline/support.ts';
 
 /**
  * `hamstring up --demo --source unbound` end to end: the generator's hosts ask a private Unbound
@@ -26,14 +26,7 @@ before(async () => {
   ({ path: configPath } = pipelineTestConfig({
     bootstrap: kafka.bootstrap,
     clickhousePort: Number(new URL(clickhouse.url).port),
-    edit: (tree) => {
-      // Every batch goes on to the detector, as in the synthetic demo's test.
-      const pipeline = tree.pipeline as { data_inspection: Record<string, unknown>[] };
-      for (const inspector of pipeline.data_inspection) inspector.inspector_class_name = 'NoInspector';
-      tree.dashboard = { port: 0, refresh_ms: 500, window_minutes: 5 };
-      const environment = tree.environment as { monitoring: { clickhouse_server: Record<string, unknown> } };
-      environment.monitoring.clickhouse_server.database = database;
-    },
+    edit: demoTestEdit(database),
   }));
 });
 after(async () => {

@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import { code } from '../../../../src/kafka/error-codes.ts';
 import { silentLogger } from '../../../../src/observability/logger.ts';
 import { TransactionalWorker } from '../../../../src/runtime/index.ts';
+import { FAKE_KAFKA_OPTIONS } from '../../../support/fake-worker.ts';
 import { FakeAdmin, FakeClock, FakeKafka, FakeTopic, raw } from '../../../support/worker-fakes.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'hamstring-prepare-'));
@@ -36,18 +37,7 @@ function workerWithStore(failures: number, fault: () => Error) {
     instanceId: '0',
     mode: 'exactly-once',
     batch: { size: 10, timeoutMs: 10 },
-    kafka: {
-      bootstrapServers: 'fake:9092',
-      groupProtocol: 'classic',
-      assignmentStrategy: 'cooperative-sticky',
-      sessionTimeoutMs: 10_000,
-      heartbeatIntervalMs: 1_000,
-      maxPollIntervalMs: 60_000,
-      transactionTimeoutMs: 60_000,
-      messageTimeoutMs: 30_000,
-      apiTimeoutMs: 5_000,
-      commitRetryTimeoutMs: 5_000,
-    },
+    kafka: FAKE_KAFKA_OPTIONS,
     state: { dir: root, replicationFactor: 1 },
     clients,
     attemptStore: false,
