@@ -178,6 +178,23 @@ async function trace(
 }
 
 /** The broker's CPU since `before` per line: with the stages' own, what a line costs the machine. */
+/**
+ * Runs one step of a phase, saying on stderr what it waits for when it takes longer than 20 s: a run
+ * killed by its caller's timeout then shows where it stood.
+ */
+async function step<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  const began = Date.now();
+  const slow = setInterval(
+    () => console.error(`[bench] still ${what} after ${Math.round((Date.now() - began) / 1000)} s`),
+    20_000,
+  );
+  try {
+    return await fn();
+  } finally {
+    clearInterval(slow);
+  }
+}
+
 function printBrokerCpu(before: number, lines: number): void {
   if (brokerPid === undefined) return;
   const seconds = procCpuSeconds(brokerPid) - before;
@@ -321,8 +338,8 @@ async function throughput(config: HamstringConfig, bootstrap: string): Promise<v
     `  CPU of this process: ${cpuSeconds.toFixed(1)} s (${((cpuSeconds / sent) * 1e6).toFixed(0)} µs per line), of its main thread ${main.toFixed(1)} s (${((main / sent) * 1e6).toFixed(0)} µs per line, ${((main / seconds) * 100).toFixed(0)} % busy)`,
   );
   printBrokerCpu(brokerBefore, sent);
-  await running.stop();
-  await resources.close();
+  await step('throughput: stopping the stages', () => running.stop());
+  await step('throughput: closing the shared resources', () => resources.close());
 }
 
 /** The throughput phase with each stage in a `hamstring run` process of its own. */
@@ -370,10 +387,10 @@ async function throughputInProcesses(
 }
 
 async function latency(config: HamstringConfig, bootstrap: string): Promise<void> {
-  await prepare(config, bootstrap);
-  const { running, resources } = await start(config);
+  await step('latency: preparing the topics', () => prepare(config, bootstrap));
+  const { running, resources } = await step('latency: starting the stages', () => start(config));
   const reader = createReadCommittedReader({ bootstrap, clientId: 'bench-alerts' });
-  await reader.connect(30_000);
+  await step('latency: connecting the alert reader', () => reader.connect(30_000));
   reader.subscribe([config.pipeline.alerting.external_kafka_topic]);
   const feed = await startTrafficFeed({
     config,
@@ -402,10 +419,10 @@ async function latency(config: HamstringConfig, bootstrap: string): Promise<void
       delays.push(lastAlert - newest);
     }
   }
-  await feed.stop();
-  await reader.close(10_000);
-  await running.stop();
-  await resources.close();
+  await step('latency: stopping the feed', () => feed.stop());
+  await step('latency: closing the alert reader', () => reader.close(10_000));
+  await step('latency: stopping the stages', () => running.stop());
+  await step('latency: closing the shared resources', () => resources.close());
   delays.sort((a, b) => a - b);
   const q = (p: number) => delays[Math.min(delays.length - 1, Math.floor(p * delays.length))] ?? NaN;
   console.log(
