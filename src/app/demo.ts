@@ -77,7 +77,11 @@ export async function startDemoViews(o: {
   since?: number;
 }): Promise<DemoViews> {
   const since = o.since ?? Date.now();
-  const metricsSources: MetricsSource[] = o.pipeline.stages.workers.map((w) => workerMetricsSource(w));
+  const metricsSources: MetricsSource[] = [
+    ...o.pipeline.stages.workers.map((w) => workerMetricsSource(w)),
+    ...o.pipeline.sensors.map((s) => s.registry),
+    ...(o.feed.metrics ?? []),
+  ];
   const options = dashboardOptionsFromConfig(o.config, { log: o.log, metricsSources });
   const dashboard = o.config.dashboard.enabled ? await startDashboard(options) : undefined;
   const reader = dashboard ? undefined : new ClickHouseReader(options.clickhouse);

@@ -130,6 +130,7 @@ export async function startResolverFeed(o: ResolverFeedOptions): Promise<Traffic
     truth: traffic.truth.map((h): HostTruth => ({ ...h, ip: loopbackOf(h.ip) })),
     sent: () => sent,
     done,
+    metrics: [sensor.registry],
     stop: () =>
       (closing ??= (async () => {
         stopped = true;

@@ -27,6 +27,8 @@ export interface TrafficFeed {
   readonly done: Promise<number>;
   /** Stops sending; resolves once what was queued is delivered. */
   stop(): Promise<number>;
+  /** Metrics of what the feed runs besides (the resolver demo's sensor), for the dashboard. */
+  readonly metrics?: readonly { metrics(): Promise<string> }[];
 }
 
 const FLUSH_TIMEOUT_MS = 60_000;

@@ -4,6 +4,7 @@ import { num, str, type ClickHouseReader, type Row } from './clickhouse-reader.t
 import { bucketFor, type DashboardQueries } from './dashboard-queries.ts';
 import type { MetricsHistory, MetricsSeries, SourceStatus } from './metrics-history.ts';
 import { align, bucketGrid, column, type AlignedSeries } from './series.ts';
+import type { SensorMetrics } from './sensor-metrics.ts';
 import { byPipelineOrder, type StageMetrics } from './stage-metrics.ts';
 
 export interface Totals {
@@ -37,7 +38,12 @@ export interface PipelineData {
   fillLevels: AlignedSeries | null;
   currentFill: { stage: string; entryType: string; n: number; at: number }[] | null;
   workerEvents: { stage: string; event: string; n: number; records: number }[] | null;
-  metrics: { series: MetricsSeries; latest: StageMetrics[]; sources: SourceStatus[] } | null;
+  metrics: {
+    series: MetricsSeries;
+    latest: StageMetrics[];
+    sensors: SensorMetrics[];
+    sources: SourceStatus[];
+  } | null;
   errors: string[];
 }
 
@@ -149,7 +155,12 @@ export class DashboardData {
       currentFill,
       workerEvents,
       metrics: this.metrics
-        ? { series: this.metrics.series(), latest: this.metrics.latest(), sources: this.metrics.status() }
+        ? {
+            series: this.metrics.series(),
+            latest: this.metrics.latest(),
+            sensors: this.metrics.latestSensors(),
+            sources: this.metrics.status(),
+          }
         : null,
       errors,
     };

@@ -1,12 +1,14 @@
 import type { Logger } from '../../observability/logger.ts';
 import { scrapeSource, sourceLabel, type MetricsSource } from './metrics-source.ts';
 import type { PromSample } from './prometheus-text.ts';
+import { aggregateSensorMetrics, type SensorMetrics } from './sensor-metrics.ts';
 import { aggregateStageMetrics, byPipelineOrder, type StageMetrics } from './stage-metrics.ts';
 
-/** One sampling instant: every stage's totals then. */
+/** One sampling instant: every stage's totals then, and every sensor's counters. */
 export interface MetricsPoint {
   at: number;
   stages: StageMetrics[];
+  sensors: SensorMetrics[];
 }
 
 /** Per-stage series over the kept window, rates per second between consecutive points. */
@@ -89,12 +91,21 @@ export class MetricsHistory {
       this.opts.log.debug({ source, error }, 'dashboard: metrics scrape failed');
       return { source, ok: false, error };
     });
-    this.#points.push({ at: now, stages: aggregateStageMetrics(samples) });
+    this.#points.push({
+      at: now,
+      stages: aggregateStageMetrics(samples),
+      sensors: aggregateSensorMetrics(samples),
+    });
     while (this.#points.length > 0 && this.#points[0]!.at < now - this.opts.windowMs) this.#points.shift();
   }
 
   latest(): StageMetrics[] {
     return this.#points.at(-1)?.stages ?? [];
+  }
+
+  /** The sensors' counters at the last sample. */
+  latestSensors(): SensorMetrics[] {
+    return this.#points.at(-1)?.sensors ?? [];
   }
 
   status(): SourceStatus[] {

@@ -10,6 +10,8 @@ import { SensorRunner, type SensorCounters } from './sensor-runner.ts';
 export interface RunningSensor {
   readonly runner: SensorRunner;
   readonly topic: string;
+  /** Its counters as Prometheus metrics (the dashboard reads them in process). */
+  readonly registry: { metrics(): Promise<string> };
   /** The metrics endpoint's port, when `metrics_port` is set. */
   readonly metricsPort?: number;
   stop(): Promise<SensorCounters>;
@@ -65,16 +67,13 @@ export async function startSensor(
     counters: () => runner.counters(),
     ...(extra ? { extra } : {}),
   };
+  const registry = sensorRegistry(() => [target]);
   const metrics =
-    sensor.metrics_port === undefined
-      ? undefined
-      : await serveMetrics(
-          sensorRegistry(() => [target]),
-          sensor.metrics_port,
-        );
+    sensor.metrics_port === undefined ? undefined : await serveMetrics(registry, sensor.metrics_port);
   return {
     runner,
     topic,
+    registry,
     ...(metrics !== undefined ? { metricsPort: metrics.port } : {}),
     async stop() {
       await metrics?.close();

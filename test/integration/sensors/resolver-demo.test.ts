@@ -5,6 +5,7 @@ import { loopbackOf } from '../../../src/app/resolver-feed.ts';
 import { generateTraffic } from '../../../src/traffic/index.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 import { demoTestEdit, pipelineTestConfig, resetBroker } from '../pipeline/support.ts';
 
 /**
@@ -55,7 +56,33 @@ test('up --demo --source unbound: the infected hosts are found from what Unbound
   let out = '';
   demo.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   demo.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => demo.once('exit', resolve));
+  const exited = new Promise<number | null>((resolve) => demo.once('exit', resolve));
+  // While it runs, the dashboard shows the sensor and what it forwarded.
+  let sensorRow: { sensor: string; kind: string; received: number; forwarded: number } | undefined;
+  try {
+    await waitFor(
+      async () => {
+        const url = /up: dashboard at (\S+)/.exec(out)?.[1];
+        if (url === undefined) return false;
+        const data = (await (await fetch(new URL('/api/pipeline', url))).json()) as {
+          metrics: { sensors: NonNullable<typeof sensorRow>[] } | null;
+        };
+        sensorRow = data.metrics?.sensors.find((row) => row.sensor === 'demo-unbound');
+        return (sensorRow?.forwarded ?? 0) > 0;
+      },
+      {
+        timeoutMs: 60_000,
+        message: "the dashboard's sensor row forwarding lines",
+        observe: () => sensorRow ?? out,
+      },
+    );
+  } catch (e) {
+    demo.kill('SIGKILL');
+    throw e;
+  }
+  assert.equal(sensorRow?.kind, 'dnstap');
+  assert.ok((sensorRow?.received ?? 0) >= (sensorRow?.forwarded ?? 0));
+  const code = await exited;
   assert.equal(code, 0, out);
   assert.match(out, /asking a private Unbound from 127\.x addresses; dnstap sensor/);
   const alerted = new Set([...out.matchAll(ALERT_LINE)].map((m) => m[1]!));

@@ -3,7 +3,9 @@ import { test } from 'node:test';
 import { seriesOf, type MetricsPoint } from '../../../src/app/dashboard/metrics-history.ts';
 import { scrapeSource, workerMetricsSource } from '../../../src/app/dashboard/metrics-source.ts';
 import { parsePrometheusText } from '../../../src/app/dashboard/prometheus-text.ts';
+import { aggregateSensorMetrics } from '../../../src/app/dashboard/sensor-metrics.ts';
 import { aggregateStageMetrics } from '../../../src/app/dashboard/stage-metrics.ts';
+import { sensorRegistry } from '../../../src/app/sensors/sensor-metrics.ts';
 import { WorkerMetrics } from '../../../src/runtime/worker-metrics.ts';
 
 test('the exposition parser reads labels with escapes, special values and timestamps', () => {
@@ -70,6 +72,26 @@ test("a worker registry's own exposition sums per stage over instances, in pipel
   });
 });
 
+test("a sensor's registry reads as one row per sensor: its counters and what is pending", async () => {
+  const counters = {
+    received: 10,
+    malformed: 1,
+    ignored: 2,
+    forwarded: 6,
+    dropped: 0,
+    failed: 1,
+    pending: 3,
+  };
+  const registry = sensorRegistry(() => [{ name: 'edge', kind: 'dnstap', counters: () => counters }]);
+  const samples = parsePrometheusText(await registry.metrics());
+  assert.deepEqual(aggregateSensorMetrics(samples), [{ sensor: 'edge', kind: 'dnstap', ...counters }]);
+  // Worker series carry no sensor label and are left to the stage table.
+  assert.deepEqual(
+    aggregateSensorMetrics([{ name: 'hamstring_worker_ready', labels: { stage: 's' }, value: 1 }]),
+    [],
+  );
+});
+
 test('rates come from consecutive samples; a counter that went down is a restarted worker', () => {
   const stage = (recordsIn: number, lag: number) => ({
     ...aggregateStageMetrics([{ name: 'hamstring_worker_ready', labels: { stage: 's' }, value: 1 }])[0]!,
@@ -77,10 +99,10 @@ test('rates come from consecutive samples; a counter that went down is a restart
     lag,
   });
   const points: MetricsPoint[] = [
-    { at: 10_000, stages: [stage(100, 5)] },
-    { at: 12_000, stages: [stage(300, 6)] },
-    { at: 14_000, stages: [stage(40, 7)] },
-    { at: 16_000, stages: [] },
+    { at: 10_000, stages: [stage(100, 5)], sensors: [] },
+    { at: 12_000, stages: [stage(300, 6)], sensors: [] },
+    { at: 14_000, stages: [stage(40, 7)], sensors: [] },
+    { at: 16_000, stages: [], sensors: [] },
   ];
   const series = seriesOf(points);
   assert.deepEqual(series.t, [10, 12, 14, 16]);

@@ -15,6 +15,9 @@ import {
 const NO_BATCH_EVENTS =
   'no worker_batches rows in the window: only stages wrapped with withBatchEvents write them (hamstring up does not)';
 
+const NO_SENSORS =
+  'no sensor reports to this dashboard: configure pipeline.sensors (hamstring up), or npm start -- --source unbound';
+
 const CONDITIONS = [
   'max_poll_exceeded_or_unknown_member',
   'repeated_recovery_after_revoke',
@@ -168,6 +171,23 @@ async function tick() {
         ),
       ),
     ]),
+  );
+  const sensors = m?.sensors ?? [];
+  fillTable(
+    document.getElementById('sensors-table'),
+    sensors.length === 0
+      ? [[h('td', { colspan: 9, class: 'hint' }, NO_SENSORS)]]
+      : sensors.map((s) => [
+          s.sensor,
+          s.kind,
+          num(s.received),
+          num(s.forwarded),
+          num(s.ignored),
+          num(s.malformed),
+          num(s.dropped),
+          num(s.failed),
+          num(s.pending),
+        ]),
   );
   const failing = (m?.sources ?? []).filter((s) => !s.ok);
   document.getElementById('sources').textContent = m
