@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import type { ZeekSensorConfig } from '../../config/index.ts';
 import type {
   MalformedUnit,
   ObservationSink,
@@ -134,19 +133,4 @@ export class PcapSource implements ObservationSource {
     });
     return capture.stdout;
   }
-}
-
-/**
- * Python HAMSTRING's `pipeline.zeek.sensors.<name>` as pcap sources: with `static_analysis`, one
- * per `.pcap` file of `static_files_dir` (the caller lists the directory); otherwise one per
- * interface. Only `dns` of `protocols` is decoded.
- */
-export function pcapSourcesOfZeekSensor(
-  sensor: ZeekSensorConfig,
-  pcapFiles: readonly string[],
-): PcapSource[] {
-  if (!sensor.protocols.includes('dns')) return [];
-  return sensor.static_analysis
-    ? pcapFiles.map((file) => new PcapSource({ file }))
-    : sensor.interfaces.map((name) => new PcapSource({ interface: name }));
 }

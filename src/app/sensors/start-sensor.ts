@@ -5,6 +5,7 @@ import { pipelineTopic } from '../../stages/index.ts';
 import { createSensorSource } from './kinds.ts';
 import { sensorRegistry, serveMetrics } from './sensor-metrics.ts';
 import { SensorRunner, type SensorCounters } from './sensor-runner.ts';
+import { zeekSensorConfigs } from './zeek-sensors.ts';
 
 /** A configured sensor, running. */
 export interface RunningSensor {
@@ -82,11 +83,15 @@ export async function startSensor(
   };
 }
 
-/** Every `pipeline.sensors` entry; when one cannot start, those already started are stopped. */
+/**
+ * Every `pipeline.sensors` entry and every `pipeline.zeek.sensors` entry (as pcap sensors); when one
+ * cannot start, those already started are stopped.
+ */
 export async function startSensors(config: HamstringConfig, log: Logger): Promise<RunningSensor[]> {
   const started: RunningSensor[] = [];
   try {
-    for (const sensor of config.pipeline.sensors) started.push(await startSensor(config, sensor, log));
+    for (const sensor of [...config.pipeline.sensors, ...zeekSensorConfigs(config)])
+      started.push(await startSensor(config, sensor, log));
     return started;
   } catch (e) {
     await Promise.allSettled(started.map((s) => s.stop()));

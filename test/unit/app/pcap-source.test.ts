@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { PcapSource, pcapSourcesOfZeekSensor } from '../../../src/app/sensors/pcap-source.ts';
+import { PcapSource } from '../../../src/app/sensors/pcap-source.ts';
 import type { DnsObservation } from '../../../src/sources/dns-observation.ts';
 
 const fixture = fileURLToPath(new URL('../../fixtures/sources/dns-loopback.pcap', import.meta.url));
@@ -29,16 +29,6 @@ test('a pcap file through the live-source interface: every observation to the si
   await source.stop();
 });
 
-test("pipeline.zeek.sensors: static analysis reads the directory's pcaps, otherwise each interface; dns only", () => {
-  const base = { static_files_dir: '/p', interfaces: ['eth0', 'eth1'], protocols: ['dns' as const] };
-  assert.equal(
-    pcapSourcesOfZeekSensor({ ...base, static_analysis: true }, ['/p/a.pcap', '/p/b.pcap']).length,
-    2,
-  );
-  assert.equal(pcapSourcesOfZeekSensor({ ...base, static_analysis: false }, []).length, 2);
-  assert.equal(
-    pcapSourcesOfZeekSensor({ ...base, static_analysis: false, protocols: ['http'] }, []).length,
-    0,
-  );
+test('a pcap source needs exactly one of a file and an interface', () => {
   assert.throws(() => new PcapSource({}), /exactly one of a file and an interface/);
 });
