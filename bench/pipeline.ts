@@ -108,7 +108,15 @@ function benchTree(bootstrap: string): Record<string, Tree> {
   (pipeline.log_collection!.default_batch_handler_config as Record<string, unknown>).batch_timeout =
     BATCH_TIMEOUT_S;
   pipeline.alerting!.log_to_file = false;
-  (tree.environment as Record<string, unknown>).kafka_bootstrap_servers = bootstrap;
+  const environment = tree.environment as Record<string, unknown>;
+  environment.kafka_bootstrap_servers = bootstrap;
+  // A delivery-attempt topic of the bench's own: each phase deletes it, and on a shared broker
+  // (HAMSTRING_BENCH_BOOTSTRAP, the tests') other workers keep the default one in use and recreate
+  // it at once, so the wait for its deletion never ended.
+  environment.record_errors = {
+    ...(environment.record_errors as Record<string, unknown> | undefined),
+    delivery_attempts_topic: 'hamstring_bench_delivery_attempts',
+  };
   tree.runtime = { state: { dir: join(dir, 'state') } };
   const perTxn = args['txn-records'];
   if (perTxn !== undefined) {
@@ -138,7 +146,16 @@ async function resetTopics(
         stages.some((s) => t.startsWith(`${s.name}-`) && t.endsWith('-changelog')),
     );
     if (doomed.length > 0) await admin.deleteTopics(doomed);
-    while ((await admin.listTopics()).some((t) => doomed.includes(t))) await sleep(500);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const left = (await admin.listTopics()).filter((t) => doomed.includes(t));
+      if (left.length === 0) break;
+      if (Date.now() > deadline)
+        throw new Error(
+          `bench: topics still there 60 s after their deletion (recreated by another client?): ${left.join(', ')}`,
+        );
+      await sleep(500);
+    }
   } finally {
     admin.close();
   }
