@@ -25,7 +25,9 @@ const ALERT_LINE = /^\[hamstring\] ALERT host=(\S+) score=(\S+) (?:family=(?:"[^
 
 describe('the live demo (hamstring up --demo) in a real browser', { skip }, () => {
   let demo: ChildProcess | undefined;
+  // Apart: a stderr chunk landing inside a stdout line would corrupt the alert lines parsed below.
   let out = '';
+  let err = '';
   let browser: DashboardBrowser;
   let exited: Promise<number | null>;
   let clickhouseUrl: string | undefined;
@@ -60,13 +62,13 @@ describe('the live demo (hamstring up --demo) in a real browser', { skip }, () =
       { env: { ...process.env, HAMSTRING_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     demo.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    demo.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    demo.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
     exited = new Promise((resolve) => demo!.once('exit', (code) => resolve(code)));
     let url: string | undefined;
     await waitFor(() => (url = /up: dashboard at (\S+)/.exec(out)?.[1]) !== undefined, {
       timeoutMs: 90_000,
       message: 'the demo prints its dashboard URL',
-      observe: () => out,
+      observe: () => `${out}\n${err}`,
     });
     browser = await DashboardBrowser.launch(url!);
   });
@@ -91,7 +93,7 @@ describe('the live demo (hamstring up --demo) in a real browser', { skip }, () =
     await waitFor(() => alerted().length > 0, {
       timeoutMs: 60_000,
       message: 'a first alert in the demo output',
-      observe: () => out,
+      observe: () => `${out}\n${err}`,
     });
     const open = await browser.open('/');
     const { page } = open;
@@ -161,15 +163,15 @@ describe('the live demo (hamstring up --demo) in a real browser', { skip }, () =
       exited,
       new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 60_000).unref()),
     ]);
-    assert.equal(code, 0, out);
-    assert.match(out, /up: SIGINT received, stopping cleanly/);
+    assert.equal(code, 0, `${out}\n${err}`);
+    assert.match(err, /up: SIGINT received, stopping cleanly/);
     assert.match(out, /up: monitoring agent drained/);
     assert.match(out, /up: stopped\s*$/);
     const seen = alerted();
     assert.ok(seen.length > 0);
     assert.ok(
       seen.every((a) => a.detector === 'dga_detector' || a.detector === 'domainator'),
-      'every alert line names its detector (the DGA detector, or the Domainator for the tunnelling host)',
+      `every alert line names its detector (the DGA detector, or the Domainator for the tunnelling host): ${JSON.stringify(seen)}`,
     );
     const summary = out.slice(out.indexOf('HAMSTRING run summary'));
     assert.match(summary, /hosts falsely accused {3}0\n/);

@@ -53,9 +53,11 @@ test('up --demo --source unbound: the infected hosts are found from what Unbound
     ],
     { env: { ...process.env, HAMSTRING_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // Apart: a stderr chunk landing inside a stdout line would corrupt the alert lines parsed below.
   let out = '';
+  let err = '';
   demo.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  demo.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  demo.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => demo.once('exit', resolve));
   // While it runs, the dashboard shows the sensor and what it forwarded.
   let sensorRow: { sensor: string; kind: string; received: number; forwarded: number } | undefined;
@@ -73,7 +75,7 @@ test('up --demo --source unbound: the infected hosts are found from what Unbound
       {
         timeoutMs: 60_000,
         message: "the dashboard's sensor row forwarding lines",
-        observe: () => sensorRow ?? out,
+        observe: () => sensorRow ?? `${out}\n${err}`,
       },
     );
   } catch (e) {
@@ -83,7 +85,7 @@ test('up --demo --source unbound: the infected hosts are found from what Unbound
   assert.equal(sensorRow?.kind, 'dnstap');
   assert.ok((sensorRow?.received ?? 0) >= (sensorRow?.forwarded ?? 0));
   const code = await exited;
-  assert.equal(code, 0, out);
+  assert.equal(code, 0, `${out}\n${err}`);
   assert.match(out, /asking a private Unbound from 127\.x addresses; dnstap sensor/);
   const alerted = new Set([...out.matchAll(ALERT_LINE)].map((m) => m[1]!));
   for (const host of infected) assert.ok(alerted.has(host), `${host} (infected) alerted:\n${out}`);
