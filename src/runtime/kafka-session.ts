@@ -37,7 +37,7 @@ export class ReconnectStopped extends HamstringError {
   readonly code = 'KAFKA_RECONNECT_STOPPED';
   constructor(
     readonly reason: string,
-    override readonly cause: KafkaError,
+    override readonly cause?: KafkaError,
   ) {
     super(reason);
   }
@@ -78,8 +78,19 @@ export class KafkaSession {
   #lastProblem: ConnectionProblem | undefined;
   /** The reconnect loop, while it runs. */
   #reconnecting: { since: number; attempt: number; lastError?: string } | undefined;
+  /** What must hold before the clients start and could not be checked yet (see `prepareFirst`). */
+  #preparation: (() => Promise<string | undefined>) | undefined;
 
   constructor(private readonly d: SessionDeps) {}
+
+  /**
+   * Kafka could not be asked at start: each attempt of the reconnect loop first runs `check` (the
+   * start-up checks and store preparation) until it passes once. A reason it returns (a missing
+   * input topic, a configuration error) ends the loop with that reason, as at start.
+   */
+  prepareFirst(check: () => Promise<string | undefined>): void {
+    this.#preparation = check;
+  }
 
   /** A problem found before any client connects (the start's pre-flight check); cleared by a connected producer. */
   noteConnectionProblem(problem: ConnectionProblem): void {
@@ -279,12 +290,21 @@ export class KafkaSession {
       this.d.onReconnectAttempt();
       reconnecting.attempt = attempt;
       try {
+        if (this.#preparation) {
+          const reason = await this.#preparation();
+          if (reason !== undefined) throw new ReconnectStopped(reason);
+          this.#preparation = undefined;
+        }
         await this.startProducer();
         await this.startConsumer();
         this.#reconnecting = undefined;
         this.d.log.warn({ attempt, downMs: this.d.clock.now() - started }, 'kafka: reconnected');
         return;
       } catch (e) {
+        if (e instanceof ReconnectStopped) {
+          this.#reconnecting = undefined;
+          throw e;
+        }
         const err = e instanceof RetriesExhausted ? e.cause : classifyKafkaError(e, 'connect');
         reconnecting.lastError = `${err.codeName}: ${err.message}`;
         await this.closeProducer();

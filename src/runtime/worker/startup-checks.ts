@@ -26,7 +26,8 @@ export interface StartupCheckDeps {
 /**
  * Checks before the clients start; returns why the worker must not start, if it must not.
  * Missing input topics are a configuration error (a typo would otherwise leave the worker silently
- * unassigned). When Kafka cannot be asked, the checks are skipped and the reconnect loop takes over.
+ * unassigned). When Kafka cannot be asked, the error is thrown: the worker runs the checks again in
+ * its reconnect loop, before the clients start.
  * Retry topics mirror their input topic's partition count; they are created here so a stage needs no
  * set-up. Declared outputs must exist and dead-letter topics are created (topic-setup.ts), so no
  * transaction waits for a topic that is not there.
@@ -38,8 +39,8 @@ export async function runStartupChecks(d: StartupCheckDeps): Promise<string | un
   } catch (e) {
     const stop = d.stops(classifyKafkaError(e, 'admin'));
     if (stop !== undefined) return stop;
-    // Kafka cannot be asked: nothing else can be checked or created now either.
-    return undefined;
+    // Kafka cannot be asked: the caller runs the checks again once it can (the reconnect loop).
+    throw e;
   }
   if (missing.length > 0)
     return (

@@ -35,8 +35,6 @@ import { WorkerStatusReporter, type WorkerStatus } from './worker-status.ts';
  * transactional producer with a stable transactional id.
  */
 /** How long the start retries its checks and store preparation through transient Kafka errors. */
-const START_CHECKS_RETRY_MS = 30_000;
-
 export class TransactionalWorker {
   readonly metrics: WorkerMetrics;
   readonly log: Logger;
@@ -184,12 +182,49 @@ export class TransactionalWorker {
     const ctx = this.#ctx;
     // Fake clusters (tests on fakes) bring their own admin and have no address to check.
     if (!ctx.o.clients?.admin) await this.#preflight();
-    const stopped = await this.#checksRetried();
-    if (stopped !== undefined) {
-      fail(ctx, stopped);
+    const deferred = await this.#checkOrDefer();
+    if (deferred === 'stopped' || (!deferred && (await this.#startClients()) === 'stopped')) {
       this.#running = Promise.resolve();
       return;
     }
+    ctx.lifecycle.started();
+    this.#manual = opts.loop === false;
+    this.#running = this.#manual ? Promise.resolve() : this.#loop.run().finally(() => this.#attempts.close());
+  }
+
+  /**
+   * Runs the start-up checks (and store preparation). A reason to stop fails the worker ('stopped').
+   * When Kafka cannot be asked (unreachable, a leader election under way), the checks move into the
+   * reconnect loop, which runs them before it starts the clients: start() resolves at once, the
+   * worker not ready and saying why, instead of waiting or rejecting. True when deferred.
+   */
+  async #checkOrDefer(): Promise<boolean | 'stopped'> {
+    const ctx = this.#ctx;
+    try {
+      const stopped = await this.#startupChecks();
+      if (stopped === undefined) return false;
+      fail(ctx, stopped);
+      return 'stopped';
+    } catch (e) {
+      const err = classifyKafkaError(e, 'admin');
+      const plan = this.#recovery.plan(err, 'start');
+      if (plan.type === 'stop') {
+        fail(ctx, plan.reason);
+        return 'stopped';
+      }
+      this.log.warn(
+        { err: err.toLog(), action: plan.type },
+        'kafka: the start-up checks could not ask Kafka; the reconnect loop runs them before the clients start',
+      );
+      ctx.session.prepareFirst(() => this.#startupChecks());
+      this.#recovery.defer(err, plan);
+      return true;
+    }
+  }
+
+  /** Starts the producer, then the consumer; a failure the start plan does not stop for goes to the loop. */
+  async #startClients(): Promise<'stopped' | undefined> {
+    const ctx = this.#ctx;
     try {
       await ctx.session.startProducer();
       ctx.txn.producerReady();
@@ -200,8 +235,7 @@ export class TransactionalWorker {
       if (plan.type === 'stop') {
         await ctx.session.close();
         fail(ctx, plan.reason);
-        this.#running = Promise.resolve();
-        return;
+        return 'stopped';
       }
       this.log.warn(
         { err: err.toLog(), action: plan.type },
@@ -209,9 +243,7 @@ export class TransactionalWorker {
       );
       this.#recovery.defer(err, plan);
     }
-    ctx.lifecycle.started();
-    this.#manual = opts.loop === false;
-    this.#running = this.#manual ? Promise.resolve() : this.#loop.run().finally(() => this.#attempts.close());
+    return undefined;
   }
 
   /**
@@ -274,28 +306,6 @@ export class TransactionalWorker {
     } catch (e) {
       if (e instanceof StateConfigurationError) return e.message;
       throw e;
-    }
-  }
-
-  /**
-   * The start-up checks and store preparation, again after an error the start plan would not stop
-   * for: a leader election (a restarted broker, a topic created a moment ago) fails a metadata read
-   * or a topic creation for a moment. Bounded; returns the reason to stop, if any.
-   */
-  async #checksRetried(): Promise<string | undefined> {
-    const clock = this.#ctx.clock;
-    const deadline = clock.now() + START_CHECKS_RETRY_MS;
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.#startupChecks();
-      } catch (e) {
-        const err = classifyKafkaError(e, 'admin');
-        const plan = this.#recovery.plan(err, 'start');
-        if (plan.type === 'stop') return plan.reason;
-        if (clock.now() >= deadline) throw err;
-        this.log.warn({ err: err.toLog(), attempt }, 'kafka: the start-up checks failed; retrying');
-        await clock.sleep(Math.min(250 * 2 ** (attempt - 1), 2_000));
-      }
     }
   }
 
