@@ -17,7 +17,10 @@ export interface KafkaRuntime {
 
 /**
  * JVM arguments of one node. The heap stays modest because up to four brokers share two cores
- * in tests; G1 with short pauses is what Kafka's own start script uses.
+ * in tests; G1 with short pauses is what Kafka's own start script uses. These nodes live minutes
+ * (tests, the demo) beside the code under test: the C1 compiler alone (TieredStopAtLevel=1) spares
+ * the C2 compilations that never pay off in that time. It halved a node's CPU over its start and
+ * 200,000 transactional records, at the same throughput.
  */
 export function kafkaNodeJvmArgs(runtime: KafkaRuntime, files: NodeFiles): string[] {
   return [
@@ -26,6 +29,7 @@ export function kafkaNodeJvmArgs(runtime: KafkaRuntime, files: NodeFiles): strin
     '-XX:+UseG1GC',
     '-XX:MaxGCPauseMillis=20',
     '-XX:+ExitOnOutOfMemoryError',
+    '-XX:TieredStopAtLevel=1',
     '-Djava.awt.headless=true',
     `-Dlog4j2.configurationFile=${files.log4j2}`,
     '-cp',
@@ -44,6 +48,7 @@ export async function formatKafkaNode(
 ): Promise<void> {
   const args = [
     '-Xmx256m',
+    '-XX:TieredStopAtLevel=1',
     `-Dlog4j2.configurationFile=${files.log4j2}`,
     '-cp',
     join(runtime.libsDir, '*'),
