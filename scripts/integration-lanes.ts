@@ -30,16 +30,6 @@ export type Lane = 'exclusive' | 'pipeline' | 'own' | 'shared';
 
 /** The lane of every file whose lane is not `shared` (or that the text check would misjudge), and why. */
 export const LANES: Readonly<Record<string, Lane>> = {
-  // SIGSTOP of the run-wide broker.
-  'test/integration/kafka/describe-group-faults.test.ts': 'exclusive',
-  'test/integration/kafka/stranded-clients.test.ts': 'exclusive',
-  'test/integration/monitoring/agent-kafka-faults.test.ts': 'exclusive',
-  // SIGSTOP and kill -9 of the run-wide broker.
-  'test/integration/runtime/broker-faults.test.ts': 'exclusive',
-  // Stops the run-wide broker's node and starts it again.
-  'test/integration/runtime/reconnect-outage.test.ts': 'exclusive',
-  // `hamstring dev kafka kill` / `start-node` on the run-wide broker.
-  'test/integration/dev/restart-single-node.test.ts': 'exclusive',
   // kill -9, SIGSTOP and restart of a ClickHouse of its own (test/helpers/own-clickhouse.ts), which
   // the text check would take for the run-wide one.
   'test/integration/monitoring/agent-recovery.test.ts': 'shared',
@@ -50,16 +40,29 @@ export const LANES: Readonly<Record<string, Lane>> = {
   'test/integration/pipeline/collector-kill.test.ts': 'pipeline',
   'test/integration/pipeline/end-to-end.test.ts': 'pipeline',
   'test/integration/pipeline/hostile-lines.test.ts': 'pipeline',
-  'test/integration/pipeline/replay-speed.test.ts': 'pipeline',
-  'test/integration/dashboard/live-demo.test.ts': 'pipeline',
-  // bench/pipeline.ts deletes and recreates the pipeline's topics on the broker it is given.
-  'test/integration/bench/pipeline-bench.test.ts': 'pipeline',
   // The default `hamstring.delivery-attempts` topic, which resetBroker() deletes.
   'test/integration/app/run-stages.test.ts': 'pipeline',
   'test/integration/app/run-example.test.ts': 'pipeline',
   'test/integration/app/no-secrets-in-output.test.ts': 'pipeline',
   // Their own clusters or servers, on their own ports and data dirs.
   'test/integration/dev/local-cluster.test.ts': 'own',
+  // SIGSTOP, kill -9 or restart of a broker of their own (test/helpers/private-kafka.ts): on the
+  // run-wide one these faults made them exclusive, a serial stretch of the run nothing else filled.
+  'test/integration/kafka/describe-group-faults.test.ts': 'own',
+  'test/integration/kafka/stranded-clients.test.ts': 'own',
+  'test/integration/runtime/broker-faults.test.ts': 'own',
+  'test/integration/runtime/reconnect-outage.test.ts': 'own',
+  'test/integration/dev/restart-single-node.test.ts': 'own',
+  // A private broker, and the run-wide ClickHouse under a database of its own.
+  'test/integration/monitoring/agent-kafka-faults.test.ts': 'shared',
+  // The shipped pipeline (or bench/pipeline.ts, which deletes and recreates its topics) on a broker
+  // of their own; the run-wide ClickHouse under a database of their own.
+  'test/integration/pipeline/replay-speed.test.ts': 'shared',
+  'test/integration/dashboard/live-demo.test.ts': 'shared',
+  'test/integration/bench/pipeline-bench.test.ts': 'shared',
+  'test/integration/sensors/resolver-demo.test.ts': 'shared',
+  // Stops an Unbound server of its own, which the text check would take for a run-wide service.
+  'test/integration/sensors/dnstap-unbound.test.ts': 'shared',
   // A cluster of its own with TLS, SASL and ACLs.
   'test/integration/security/kafka-security.test.ts': 'own',
   'test/integration/dev/local-clickhouse.test.ts': 'own',

@@ -7,7 +7,7 @@
  * `--long` (npm run test:long) runs the long variants of the proofs that have one: it sets
  * HAMSTRING_TEST_LONG=1 (test/helpers/long-run.ts) and, without files, runs the files of LONG_PROOFS
  * and LONG_ONLY (which the default run leaves out; a file named on the command line always runs).
- * `--jobs=N` (or HAMSTRING_IT_JOBS) runs up to N files at once (default 3); which files may run
+ * `--jobs=N` (or HAMSTRING_IT_JOBS) runs up to N files at once (default 4); which files may run
  * together is scripts/integration-lanes.ts. `--record-durations` writes this run's per-file
  * durations into the committed test/durations.tsv (scripts/integration-durations.ts), which every
  * run reads to start the longest files first.
@@ -39,8 +39,11 @@ const CLICKHOUSE_TCP_PORT = Number(process.env.HAMSTRING_IT_CLICKHOUSE_TCP_PORT 
 const DEFAULT_PATTERN = 'test/integration/**/*.test.ts';
 /** The longest a file may take (its tests' own timeout is 10 min; this covers set-up and exit too). */
 const FILE_TIMEOUT_MS = 12 * 60_000;
-/** Files run at once: on 2 cores most integration files wait on Kafka's timeouts, not on the CPU. */
-const DEFAULT_JOBS = 3;
+/**
+ * Files run at once: on 2 cores most integration files wait on Kafka's timeouts, not on the CPU
+ * (a run at 4 used the two cores about 70 % of its wall time).
+ */
+const DEFAULT_JOBS = 4;
 /**
  * The files whose proofs have a long variant (`longOr` of test/helpers/long-run.ts). The default run
  * does the short variant of each (the same guarantee on less work); `--long` does the full one.
@@ -56,6 +59,8 @@ const LONG_PROOFS: readonly string[] = [
   'test/integration/verify/network-cut.test.ts',
   // 300 start/commit/SIGTERM cycles of a worker process (10 by default).
   'test/integration/runtime/stop-loop.test.ts',
+  // A counting stage killed -9 four times over 50,000 records (20,000 by default).
+  'test/integration/state/exactly-once-state.test.ts',
 ];
 /**
  * Files only `--long` runs: proofs whose fault depends on timing that a loaded run does not give
@@ -66,6 +71,12 @@ const LONG_ONLY: readonly string[] = [
   // abandoned; a pause that catches a poll instead only reconnects (the test then cannot prove its
   // point and times out).
   'test/integration/runtime/abandoned-producer-exit.test.ts',
+  // Two whole pipelines replaying 19,200 lines each, fast and paced, to compare their alerts: the
+  // default run's most CPU (a minute of the two cores) for a property of the window logic that
+  // test/unit/stages/detector/warning-window.test.ts checks on every run (batches cut otherwise,
+  // warnings reordered within the lateness); end-to-end and collector-kill prove the alerts through
+  // the real pipeline.
+  'test/integration/pipeline/replay-speed.test.ts',
 ];
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
@@ -195,8 +206,9 @@ const UNKNOWN_ESTIMATE_MS = 60_000;
 
 /**
  * Orders the files: exclusive ones first (nothing shared may run beside them, so they go while
- * the own-cluster files fill the other slots), then the rest; longest first within each, from the
- * recorded durations, so that no long file starts last.
+ * the own-cluster files fill the other slots), then the pipeline files (they run one at a time, so
+ * their lane is the run's longest serial path and must start at once), then the rest; longest
+ * first within each, from the recorded durations, so that no long file starts last.
  */
 function plan(files: readonly string[]): Pending[] {
   const recorded = readDurations(projectRoot);
@@ -205,7 +217,7 @@ function plan(files: readonly string[]): Pending[] {
     if (guessed && lane !== 'shared') log(`${file} is not in LANES; its text makes it ${lane}`);
     return { file, lane, estimateMs: recorded.get(file) ?? UNKNOWN_ESTIMATE_MS };
   });
-  const rank = (p: Pending) => (p.lane === 'exclusive' ? 0 : 1);
+  const rank = (p: Pending) => ({ exclusive: 0, pipeline: 1, own: 2, shared: 2 })[p.lane];
   return pending.sort((a, b) => rank(a) - rank(b) || b.estimateMs - a.estimateMs);
 }
 

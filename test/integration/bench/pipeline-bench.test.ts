@@ -1,9 +1,9 @@
-import { before, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { allocatorEnv } from '../../../bin/allocator.js';
-import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { startPrivateKafka } from '../../helpers/private-kafka.ts';
 
 /**
  * The short variant of `npm run bench:pipeline` (its long run is a separate command): the same
@@ -20,8 +20,15 @@ function withoutPool(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 let bootstrap: string;
+let kafka: Awaited<ReturnType<typeof startPrivateKafka>> | undefined;
+// A broker of its own: the bench deletes and recreates the pipeline's topics on the broker it is
+// given, so on the run-wide one it could run beside no other pipeline file.
 before(async () => {
-  bootstrap = (await testKafka()).bootstrap;
+  kafka = await startPrivateKafka('bench-pipeline');
+  bootstrap = kafka.bootstrap;
+});
+after(async () => {
+  await kafka?.stop();
 });
 
 test('bench:pipeline, short run: the machine speed, lines/s once all six stages drained the input, then alert delays', async () => {

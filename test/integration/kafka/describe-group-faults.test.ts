@@ -3,12 +3,18 @@ import assert from 'node:assert/strict';
 import type { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
 import { createAdmin } from '../../../src/kafka/admin.ts';
 import { uniqueName } from '../../../src/kafka/binding-calls.ts';
-import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { startPrivateKafka } from '../../helpers/private-kafka.ts';
 
 let bootstrap: string;
 let cluster: LocalKafkaCluster;
+let privateKafka: Awaited<ReturnType<typeof startPrivateKafka>> | undefined;
+// A broker of its own: its faults would otherwise stall every file running beside it.
 before(async () => {
-  ({ bootstrap, cluster } = await testKafka());
+  privateKafka = await startPrivateKafka('describe-faults');
+  ({ bootstrap, cluster } = privateKafka);
+});
+after(async () => {
+  await privateKafka?.stop();
 });
 
 /** Timeout of the descriptions asked while the broker is frozen (they must time out). */

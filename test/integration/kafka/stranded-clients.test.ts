@@ -3,14 +3,20 @@ import assert from 'node:assert/strict';
 import type { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
 import { createReadCommittedReader, type RecordReader } from '../../../src/kafka/read-committed-reader.ts';
 import { uniqueTopic } from '../../helpers/names.ts';
-import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { startPrivateKafka } from '../../helpers/private-kafka.ts';
 import { longOr } from '../../helpers/long-run.ts';
 import { createTopics, seed } from '../../support/pipeline-harness.ts';
 
 let bootstrap: string;
 let cluster: LocalKafkaCluster;
+let privateKafka: Awaited<ReturnType<typeof startPrivateKafka>> | undefined;
+// A broker of its own: its faults would otherwise stall every file running beside it.
 before(async () => {
-  ({ bootstrap, cluster } = await testKafka());
+  privateKafka = await startPrivateKafka('stranded');
+  ({ bootstrap, cluster } = privateKafka);
+});
+after(async () => {
+  await privateKafka?.stop();
 });
 
 const RECORDS = 50;

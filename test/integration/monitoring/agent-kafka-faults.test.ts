@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
 import type { MonitoringAgent } from '../../../src/app/monitoring-agent.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
-import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { startPrivateKafka } from '../../helpers/private-kafka.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { testKafkaOptions } from '../../support/pipeline-harness.ts';
 import { CapturedLog, counts, monitoringWorld, produce, rows, startAgent, testConfig } from './support.ts';
@@ -11,11 +11,17 @@ import { CapturedLog, counts, monitoringWorld, produce, rows, startAgent, testCo
 let bootstrap: string;
 let cluster: LocalKafkaCluster;
 let chUrl: string;
+let privateKafka: Awaited<ReturnType<typeof startPrivateKafka>> | undefined;
+// A broker of its own: its faults would otherwise stall every file running beside it.
 before(async () => {
-  const [k, ch] = await Promise.all([testKafka(), testClickHouse()]);
+  const [k, ch] = await Promise.all([startPrivateKafka('agent-faults'), testClickHouse()]);
+  privateKafka = k;
   bootstrap = k.bootstrap;
   cluster = k.cluster;
   chUrl = ch.url;
+});
+after(async () => {
+  await privateKafka?.stop();
 });
 
 /** The agent's Kafka API timeout in these tests; the broker is stopped for longer than this. */

@@ -7,7 +7,7 @@ import { decodeOutgoingAlert } from '../../../src/stages/alerter/index.ts';
 import { generateTraffic, type GeneratedLine } from '../../../src/traffic/index.ts';
 import { createReadCommittedReader } from '../../../src/kafka/read-committed-reader.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
-import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { startPrivateKafka } from '../../helpers/private-kafka.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { pipelineTestConfig, produceLines, resetBroker } from './support.ts';
 
@@ -16,13 +16,18 @@ let clickhousePort: number;
 let pipeline: RunningPipeline | undefined;
 const QUIET = { ...process.env, HAMSTRING_LOG_LEVEL: 'warn' };
 
+let kafka: Awaited<ReturnType<typeof startPrivateKafka>> | undefined;
+// A broker of its own: the shipped config's fixed group and changelog names then meet no other
+// file's, so this file runs beside others instead of in the serial pipeline lane.
 before(async () => {
-  const [kafka, clickhouse] = await Promise.all([testKafka(), testClickHouse()]);
-  bootstrap = kafka.bootstrap;
+  const [k, clickhouse] = await Promise.all([startPrivateKafka('replay-speed'), testClickHouse()]);
+  kafka = k;
+  bootstrap = k.bootstrap;
   clickhousePort = Number(new URL(clickhouse.url).port);
 });
 after(async () => {
   await pipeline?.stop();
+  await kafka?.stop();
 });
 
 const WINDOW_MS = 300_000;

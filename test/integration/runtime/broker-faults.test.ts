@@ -9,7 +9,7 @@ import { silentLogger } from '../../../src/observability/logger.ts';
 import type { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
 import { uniqueTopic, uniqueGroup, uniqueTransactionalId } from '../../helpers/names.ts';
 import { testConsumerSettings } from '../../helpers/consumer-settings.ts';
-import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { startPrivateKafka } from '../../helpers/private-kafka.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import {
   assertExactlyOnce,
@@ -21,8 +21,14 @@ import {
 
 let bootstrap: string;
 let cluster: LocalKafkaCluster;
+let privateKafka: Awaited<ReturnType<typeof startPrivateKafka>> | undefined;
+// A broker of its own: its faults would otherwise stall every file running beside it.
 before(async () => {
-  ({ bootstrap, cluster } = await testKafka());
+  privateKafka = await startPrivateKafka('broker-faults');
+  ({ bootstrap, cluster } = privateKafka);
+});
+after(async () => {
+  await privateKafka?.stop();
 });
 
 const API_TIMEOUT = 5_000;

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { TransactionalWorker, type WorkerHooks } from '../../../src/runtime/index.ts';
 import type { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
 import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
-import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { startPrivateKafka } from '../../helpers/private-kafka.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import {
   assertExactlyOnce,
@@ -16,8 +16,14 @@ import {
 
 let bootstrap: string;
 let cluster: LocalKafkaCluster;
+let privateKafka: Awaited<ReturnType<typeof startPrivateKafka>> | undefined;
+// A broker of its own: its faults would otherwise stall every file running beside it.
 before(async () => {
-  ({ bootstrap, cluster } = await testKafka());
+  privateKafka = await startPrivateKafka('reconnect');
+  ({ bootstrap, cluster } = privateKafka);
+});
+after(async () => {
+  await privateKafka?.stop();
 });
 
 /** A logger that keeps every line, so the test can check what an operator would see. */

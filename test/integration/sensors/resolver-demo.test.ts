@@ -4,9 +4,9 @@ import { after, before, test } from 'node:test';
 import { loopbackOf } from '../../../src/app/resolver-feed.ts';
 import { generateTraffic } from '../../../src/traffic/index.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
-import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { startPrivateKafka } from '../../helpers/private-kafka.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
-import { demoTestEdit, pipelineTestConfig, resetBroker } from '../pipeline/support.ts';
+import { demoTestEdit, pipelineTestConfig } from '../pipeline/support.ts';
 
 /**
  * `hamstring up --demo --source unbound` end to end: the generator's hosts ask a private Unbound
@@ -20,9 +20,12 @@ const database = `resolver_demo_${Date.now()}`;
 let clickhouseUrl: string | undefined;
 let configPath: string;
 
+let kafka: Awaited<ReturnType<typeof startPrivateKafka>> | undefined;
+// A broker of its own: the shipped config's fixed group and changelog names then meet no other
+// file's, so this file runs beside others instead of in the serial pipeline lane.
 before(async () => {
-  const [kafka, clickhouse] = await Promise.all([testKafka(), testClickHouse()]);
-  await resetBroker(kafka.bootstrap);
+  const clickhouse = await testClickHouse();
+  kafka = await startPrivateKafka('resolver-demo');
   clickhouseUrl = clickhouse.url;
   ({ path: configPath } = pipelineTestConfig({
     bootstrap: kafka.bootstrap,
@@ -33,6 +36,7 @@ before(async () => {
 after(async () => {
   if (clickhouseUrl)
     await fetch(clickhouseUrl, { method: 'POST', body: `DROP DATABASE IF EXISTS ${database}` });
+  await kafka?.stop();
 });
 
 test('up --demo --source unbound: the infected hosts are found from what Unbound saw, no benign host accused', async (t) => {

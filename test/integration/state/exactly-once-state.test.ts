@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import type { TransactionalWorker } from '../../../src/runtime/worker/transactional-worker.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { longOr } from '../../helpers/long-run.ts';
 import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { createTopics, seed, testKafkaOptions } from '../../support/pipeline-harness.ts';
@@ -112,8 +113,9 @@ async function killedMidStream(o: { total: number; commitIntervalMs?: number }):
 }
 
 describe('exactly-once state stores on a real broker', () => {
+  // The same four kills on 20,000 records by default; 50,000 in test:long.
   test('a counting stage killed -9 several times mid-stream ends at exactly the input sums', () =>
-    killedMidStream({ total: 50_000 }));
+    killedMidStream({ total: longOr(20_000, 50_000) }));
 
   test('with a commit interval (100 ms), killed -9 several times mid-stream: exactly the input sums', () =>
     killedMidStream({ total: 20_000, commitIntervalMs: 100 }));
