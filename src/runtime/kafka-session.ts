@@ -6,7 +6,7 @@ import type { KafkaError, KafkaOperation } from '../kafka/kafka-error.ts';
 import type { ConnectionProblem } from '../kafka/connection-watch.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { AssignmentEpochs } from './assignment-epochs.ts';
-import type { BackOff } from './backoff.ts';
+import { exponentialBackOff, type BackOff } from './backoff.ts';
 import type { Clock } from './clock.ts';
 import { groupMemberSettings, type KafkaClientFactory, type WorkerKafkaOptions } from './worker-options.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
@@ -31,6 +31,8 @@ export class RetriesExhausted extends HamstringError {
   }
 }
 
+/** Between retries of one call in place: 100 ms, doubling to 1 s (the call's deadline bounds the streak). */
+const IN_PLACE_BACKOFF = exponentialBackOff({ initialMs: 100, multiplier: 2, maxIntervalMs: 1_000 });
 /** The reconnect loop gave up: its plan for the last failure was to stop (configuration, ACL, ...). */
 export class ReconnectStopped extends HamstringError {
   override readonly name = 'ReconnectStopped';
@@ -155,7 +157,7 @@ export class KafkaSession {
         if (plan.type !== 'retry-in-place' || this.d.isStopping()) throw new RetriesExhausted(err, passed);
         this.d.log.info({ err: err.toLog(), attempt }, 'kafka: retrying call in place');
         await this.d.clock.sleep(
-          Math.min(100 * 2 ** (attempt - 1), 1_000, Math.max(0, deadline - this.d.clock.now())),
+          Math.min(IN_PLACE_BACKOFF(attempt, 0) ?? 1_000, Math.max(0, deadline - this.d.clock.now())),
         );
       }
     }
