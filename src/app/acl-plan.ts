@@ -2,6 +2,7 @@ import type { HamstringConfig } from '../config/index.ts';
 import type { Stage } from '../runtime/index.ts';
 import { retryTopicsOf } from '../runtime/record-errors/retry-topics.ts';
 import { changelogTopic } from '../runtime/state/changelog-topics.ts';
+import { agentKafkaNames, type MonitoringAgentOptions } from './monitoring-agent.ts';
 import { recordErrorPolicyFromConfig } from './worker-config.ts';
 
 /**
@@ -65,6 +66,27 @@ export function stageAcls(config: HamstringConfig, stage: Stage, principal: stri
   if (re.create_topics) for (const t of new Set(created)) add('topic', t, 'Create', 'created when missing');
   add('group', groupId, 'Read', 'consumer group');
   add('transactional-id', `${stage.name}-`, 'Write', 'transactional ids of its instances', true);
+  return entries;
+}
+
+/**
+ * The ACLs of the monitoring agent (an at-least-once worker: no transactional id): READ on the
+ * monitoring topics it copies into ClickHouse and on its group; WRITE on its dead-letter topic for
+ * rows ClickHouse refuses. It creates no topic: its dead-letter topic is one of its declared
+ * outputs, which must exist, and `hamstring up` (or the operator) creates it with the monitoring
+ * topics (monitoring/topics.ts).
+ */
+export function agentAcls(
+  principal: string,
+  o: Pick<MonitoringAgentOptions, 'groupId' | 'topicPrefix' | 'deadLetterTopic'> = {},
+): AclEntry[] {
+  const names = agentKafkaNames(o);
+  const entries: AclEntry[] = [];
+  const add = (resource: AclResource, name: string, operation: AclOperation, why: string) =>
+    entries.push({ principal, resource, name, prefixed: false, operation, why: `monitoring agent: ${why}` });
+  for (const t of names.inputs) add('topic', t, 'Read', 'monitoring rows to copy');
+  add('topic', names.deadLetterTopic, 'Write', 'rows ClickHouse refuses');
+  add('group', names.groupId, 'Read', 'consumer group');
   return entries;
 }
 

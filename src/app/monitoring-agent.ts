@@ -202,9 +202,7 @@ class Agent implements MonitoringAgent {
   }
 
   async #startWorker(): Promise<void> {
-    const prefix = this.o.topicPrefix ?? MONITORING_TOPIC_PREFIX;
-    const groupId = this.o.groupId ?? 'monitoring.agent';
-    const deadLetterTopic = this.o.deadLetterTopic ?? `${prefix}dlt`;
+    const { prefix, groupId, deadLetterTopic } = agentKafkaNames(this.o);
     const stage = clickHouseSinkStage({
       name: groupId,
       groupId,
@@ -327,4 +325,22 @@ class Agent implements MonitoringAgent {
     }
     return undefined;
   }
+}
+
+/**
+ * The Kafka names the agent uses, from its options: its consumer group, the prefix of the topics it
+ * reads (`<prefix><table>`) and its dead-letter topic. `hamstring acl-plan monitoring-agent` derives
+ * the agent's ACLs from the same function, so the plan cannot drift from what the agent touches.
+ */
+export function agentKafkaNames(
+  o: Pick<MonitoringAgentOptions, 'groupId' | 'topicPrefix' | 'deadLetterTopic'> = {},
+  tables: readonly TableDef[] = TABLES,
+): { groupId: string; prefix: string; deadLetterTopic: string; inputs: string[] } {
+  const prefix = o.topicPrefix ?? MONITORING_TOPIC_PREFIX;
+  return {
+    groupId: o.groupId ?? 'monitoring.agent',
+    prefix,
+    deadLetterTopic: o.deadLetterTopic ?? `${prefix}dlt`,
+    inputs: tables.map((t) => `${prefix}${t.name}`),
+  };
 }

@@ -19,6 +19,18 @@ import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { exited } from '../../support/spawn-worker.ts';
 import { assertExactlyOnce, createTopics, seed, testKafkaOptions } from '../../support/pipeline-harness.ts';
+import type { MonitoringAgent } from '../../../src/app/monitoring-agent.ts';
+import { agentKafkaNames } from '../../../src/app/monitoring-agent.ts';
+import { tableDef } from '../../../src/monitoring/tables.ts';
+import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
+import {
+  counts,
+  produce,
+  rows,
+  startAgent,
+  testConfig,
+  type MonitoringWorld,
+} from '../monitoring/support.ts';
 
 /**
  * A cluster of its own with an SSL (client certificates required) and a SASL_SSL (SCRAM) listener
@@ -119,7 +131,7 @@ async function runUntilStopped(w: TransactionalWorker, limitMs: number) {
   };
 }
 
-/** `hamstring acl-plan` for a module stage, as the operator would run it. */
+/** `hamstring acl-plan` for a module stage (or `monitoring-agent`), as the operator would run it. */
 async function aclPlan(stageModule: string, principal: string, env: Record<string, string>): Promise<string> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
@@ -303,6 +315,92 @@ describe('Kafka over TLS and SASL (a cluster with SSL, SASL_SSL/SCRAM and ACLs)'
       assert.ok(r.tookMs <= 2 * API_TIMEOUT_MS + 2_000, `stopped after ${r.tookMs} ms`);
       assert.equal(r.reconnects[0]?.value ?? 0, 0);
       await applyAcls(acl, 'add');
+    }
+  });
+
+  test('acl-plan monitoring-agent lets the agent copy every row once over SASL_SSL, across a restart; without its group ACL it stops naming it', async () => {
+    const chUrl = (await testClickHouse()).url;
+    // The shipped names (as the plan prints them, from config.yaml), on this file's own cluster.
+    const names = agentKafkaNames();
+    const world: MonitoringWorld = {
+      prefix: names.prefix,
+      dlt: names.deadLetterTopic,
+      database: `sec_${uniqueGroup('agent').replace(/[^a-z0-9]/gi, '_')}`,
+      group: names.groupId,
+      tables: [tableDef('alerts')],
+    };
+    const topic = `${world.prefix}alerts`;
+    asAdmin();
+    // As `hamstring up` does before it starts the agent: the agent itself creates no topic.
+    await createTopics(cluster.saslSslBootstrap, [topic, world.dlt], 2);
+    await produce(cluster.saslSslBootstrap, rows(world, 'alerts', 0, 300));
+    const plan = await aclPlan('monitoring-agent', 'User:alice', {});
+    assert.match(
+      plan,
+      new RegExp(`--allow-principal User:alice --operation Read --group ${world.group}$`, 'm'),
+    );
+    assert.doesNotMatch(plan, /--transactional-id|--operation Create/);
+    await applyAcls(plan, 'add');
+
+    const config = testConfig(cluster.saslSslBootstrap, chUrl);
+    const asAlice = {
+      log,
+      kafka: testKafkaOptions(cluster.saslSslBootstrap, {
+        groupId: world.group,
+        apiTimeoutMs: API_TIMEOUT_MS,
+      }),
+    };
+    const agents: MonitoringAgent[] = [];
+    try {
+      useKafkaSecurity(scram('alice', ALICE_PASSWORD));
+      const first = await startAgent(config, cluster.saslSslBootstrap, world, asAlice);
+      agents.push(first);
+      await waitFor(async () => (await counts(chUrl, world.database, 'alerts')).dedup === 300, {
+        timeoutMs: 60_000,
+        message: '300 alert rows copied over SASL_SSL with the planned ACLs',
+        observe: () => first.worker.status(),
+      });
+      await first.stop();
+      // Rows that came while it was away: the next agent takes over from the committed offsets.
+      asAdmin();
+      await produce(cluster.saslSslBootstrap, rows(world, 'alerts', 300, 200));
+      useKafkaSecurity(scram('alice', ALICE_PASSWORD));
+      const second = await startAgent(config, cluster.saslSslBootstrap, world, asAlice);
+      agents.push(second);
+      await waitFor(async () => (await counts(chUrl, world.database, 'alerts')).dedup === 500, {
+        timeoutMs: 60_000,
+        message: '500 alert rows after the restart',
+        observe: () => second.worker.status(),
+      });
+      assert.deepEqual(await counts(chUrl, world.database, 'alerts'), {
+        raw: 500,
+        dedup: 500,
+        distinct: 500,
+      });
+      await second.stop();
+
+      // Without its group ACL the agent's worker stops by itself, naming principal, resource and operation.
+      const groupAcl = plan.split('\n').filter((l) => l.includes(`--group ${world.group}`));
+      assert.equal(groupAcl.length, 1, plan);
+      await applyAcls(groupAcl.join(''), 'remove');
+      const denied = await startAgent(config, cluster.saslSslBootstrap, world, asAlice);
+      agents.push(denied);
+      const stopped = await Promise.race([
+        denied.worker.done().then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 4 * API_TIMEOUT_MS)),
+      ]);
+      assert.ok(
+        stopped,
+        `without the group ACL the agent stopped: ${JSON.stringify(denied.worker.status())}`,
+      );
+      assert.match(
+        denied.worker.status().failure ?? '',
+        new RegExp(`User:alice may not READ on GROUP ${world.group}\\b`),
+      );
+    } finally {
+      await Promise.all(agents.map((a) => a.stop()));
+      asAdmin();
+      await fetch(chUrl, { method: 'POST', body: `DROP DATABASE IF EXISTS ${world.database}` });
     }
   });
 
