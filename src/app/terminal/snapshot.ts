@@ -92,8 +92,10 @@ export interface AlertCursorOptions {
   /**
    * An alert's detector comes from the suspicious batch's row at the detector stage, which the
    * monitoring agent may insert well after the alert's row (another topic, read in other batches).
-   * An alert without it (several detectors configured; with one, `alertView` names it) is held back (with the alerts after it, to keep
-   * the order) until it has one or is this old; default 15000 ms.
+   * An alert without it (several detectors configured; with one, `alertView` names it) is held back
+   * (with the alerts after it, to keep the order) until it has one or the cursor first read it this
+   * long ago; default 15000 ms. Counted from the first read, not from the alert's own time: on a
+   * loaded machine the alert reaches ClickHouse late too, and its age would use up the grace.
    */
   detectorGraceMs?: number;
   now?: () => number;
@@ -105,6 +107,8 @@ export class AlertCursor {
   #atBoundary = new Set<string>();
   readonly #graceMs: number;
   readonly #now: () => number;
+  /** When each alert held back for its detector was first read. */
+  readonly #heldSince = new Map<string, number>();
 
   constructor(
     private readonly data: Pick<DashboardData, 'alertsAfter'>,
@@ -122,8 +126,15 @@ export class AlertCursor {
     const rows = await this.data.alertsAfter(this.#after - 1, this.pageSize + this.#atBoundary.size);
     const unseen = rows.filter((a) => !(a.time === this.#after && this.#atBoundary.has(alertKey(a))));
     const now = this.#now();
-    const waiting = unseen.findIndex((a) => a.detector === '' && now - a.time < this.#graceMs);
+    const waiting = unseen.findIndex((a) => {
+      if (a.detector !== '') return false;
+      const key = alertKey(a);
+      const since = this.#heldSince.get(key) ?? now;
+      this.#heldSince.set(key, since);
+      return now - since < this.#graceMs;
+    });
     const fresh = waiting === -1 ? unseen : unseen.slice(0, waiting);
+    for (const a of fresh) this.#heldSince.delete(alertKey(a));
     const last = fresh.at(-1);
     if (last) {
       if (last.time !== this.#after) this.#atBoundary = new Set();
