@@ -2,7 +2,7 @@ import Kafka from '@confluentinc/kafka-javascript';
 import type { Logger } from '../observability/logger.ts';
 import { classifyKafkaError } from './classify.ts';
 import { consumerProperties, type ConsumerSettings } from './client-config.ts';
-import { abandon } from './abandoned-clients.ts';
+import { abandon, release } from './abandoned-clients.ts';
 import { attachDebugLog } from './debug-log.ts';
 import { strandedError, watchForStranding } from './stranded-client.ts';
 import { ConnectionWatch, type ConnectionProblem } from './connection-watch.ts';
@@ -223,13 +223,19 @@ function closeConsumer(
     return Promise.resolve();
   }
   return new Promise<void>((resolve) => {
+    let timedOut = false;
     const timer = setTimeout(() => {
+      // The close goes on in a pool thread (librdkafka waits without a bound to leave the group):
+      // counted as stuck until it returns, so the process says why it cannot exit if it never does.
+      timedOut = true;
+      abandon(native, 1);
       log.warn({ timeoutMs }, 'kafka: consumer close timed out; the client is abandoned');
       resolve();
     }, timeoutMs);
     try {
       native.disconnect(() => {
         clearTimeout(timer);
+        if (timedOut) release(native, 1);
         resolve();
       });
     } catch {

@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { LocalKafkaCluster } from '../../src/dev/kafka-cluster.ts';
+import { stuckNativeCalls } from '../../src/kafka/abandoned-clients.ts';
 import { projectRoot } from '../../src/dev/paths.ts';
 
 const listenable = (port: number): Promise<boolean> =>
@@ -36,6 +37,10 @@ export async function startPrivateKafka(
     cluster,
     bootstrap: cluster.bootstrapServers,
     stop: async () => {
+      // A client close that timed out goes on in a pool thread until the broker answers; stopping
+      // the broker under it would leave that thread, and so the test process at exit, hanging.
+      const deadline = Date.now() + 30_000;
+      while (stuckNativeCalls() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
       await cluster.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
