@@ -63,8 +63,9 @@ export const LANES: Readonly<Record<string, Lane>> = {
   'test/integration/sensors/resolver-demo.test.ts': 'shared',
   // Stops an Unbound server of its own, which the text check would take for a run-wide service.
   'test/integration/sensors/dnstap-unbound.test.ts': 'shared',
-  // A cluster of its own with TLS, SASL and ACLs.
-  'test/integration/security/kafka-security.test.ts': 'own',
+  // A cluster of its own with TLS, SASL and ACLs; the run-wide ClickHouse under a database of its own
+  // (the monitoring agent's test).
+  'test/integration/security/kafka-security.test.ts': 'shared',
   'test/integration/dev/local-clickhouse.test.ts': 'own',
   'test/integration/runtime/authorization.test.ts': 'own',
   'test/integration/verify/network-cut.test.ts': 'own',
@@ -76,6 +77,28 @@ export const LANES: Readonly<Record<string, Lane>> = {
   // A DNS server of its own on 127.53.0.54:53 and a capture on lo; neither Kafka nor ClickHouse.
   'test/integration/app/pcap-live.test.ts': 'own',
 };
+
+/**
+ * Files that keep the CPU busy (a whole pipeline, a browser, a cluster of their own, workers under
+ * load: 25 CPU-seconds or more in a measured run), as opposed to the many that mostly wait on
+ * Kafka's timeouts. The runner runs at most {@link MAX_HEAVY} of them at once, so that the other
+ * slots go to waiting files (with five at once, heavy ones together starved the live demo's
+ * monitoring agent until its alerts lagged past the view's grace).
+ */
+export const HEAVY: ReadonlySet<string> = new Set([
+  'test/integration/bench/pipeline-bench.test.ts',
+  'test/integration/dashboard/live-demo.test.ts',
+  'test/integration/dev/local-cluster.test.ts',
+  'test/integration/pipeline/replay-speed.test.ts',
+  'test/integration/record-errors/redelivery.test.ts',
+  'test/integration/runtime/broker-down-readiness.test.ts',
+  'test/integration/security/kafka-security.test.ts',
+  'test/integration/sensors/resolver-demo.test.ts',
+  'test/integration/state/exactly-once-state.test.ts',
+  'test/integration/verify/network-cut.test.ts',
+  'test/integration/verify/verify-smoke.test.ts',
+]);
+export const MAX_HEAVY = 3;
 
 /** Calls that stop, kill, pause or restart a service, or delete every pipeline topic. */
 const FAULT_CALLS =
@@ -98,8 +121,17 @@ export function laneOf(root: string, file: string): { lane: Lane; guessed: boole
   return { lane: 'shared', guessed: true };
 }
 
-/** Whether a file of `lane` may start while files of the `running` lanes run. */
-export function mayStart(lane: Lane, running: readonly Lane[], exclusivePending: boolean): boolean {
+/**
+ * Whether a file of `lane` may start while files of the `running` lanes run; `heavy`: whether it is
+ * one of {@link HEAVY}, and how many of those run.
+ */
+export function mayStart(
+  lane: Lane,
+  running: readonly Lane[],
+  exclusivePending: boolean,
+  heavy: { file: boolean; running: number } = { file: false, running: 0 },
+): boolean {
+  if (heavy.file && heavy.running >= MAX_HEAVY) return false;
   if (lane === 'own') return true;
   if (running.includes('exclusive')) return false;
   if (lane === 'exclusive') return running.every((l) => l === 'own');
