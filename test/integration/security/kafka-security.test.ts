@@ -318,7 +318,7 @@ describe('Kafka over TLS and SASL (a cluster with SSL, SASL_SSL/SCRAM and ACLs)'
     }
   });
 
-  test('acl-plan monitoring-agent lets the agent copy every row once over SASL_SSL, across a restart; without its group ACL it stops naming it', async () => {
+  test('acl-plan monitoring-agent lets the agent copy every row over SASL_SSL, each visible once across a restart; without its group ACL it stops naming it', async () => {
     const chUrl = (await testClickHouse()).url;
     // The shipped names (as the plan prints them, from config.yaml), on this file's own cluster.
     const names = agentKafkaNames();
@@ -372,11 +372,12 @@ describe('Kafka over TLS and SASL (a cluster with SSL, SASL_SSL/SCRAM and ACLs)'
         message: '500 alert rows after the restart',
         observe: () => second.worker.status(),
       });
-      assert.deepEqual(await counts(chUrl, world.database, 'alerts'), {
-        raw: 500,
-        dedup: 500,
-        distinct: 500,
-      });
+      // At least once, as the agent is: a row whose offset the stopped agent had not committed yet is
+      // inserted again; ClickHouse's deduplication shows each once, as the dashboard reads them.
+      const copied = await counts(chUrl, world.database, 'alerts');
+      assert.equal(copied.dedup, 500, JSON.stringify(copied));
+      assert.equal(copied.distinct, 500, JSON.stringify(copied));
+      assert.ok(copied.raw >= 500, JSON.stringify(copied));
       await second.stop();
 
       // Without its group ACL the agent's worker stops by itself, naming principal, resource and operation.
