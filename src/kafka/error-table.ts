@@ -106,7 +106,10 @@ export const ERROR_TABLE: Readonly<Record<string, CodeDecision>> = {
   _INVALID_ARG: 'config',
   _NOT_CONFIGURED: 'config',
   _UNKNOWN_TOPIC: 'config',
-  _UNKNOWN_PARTITION: 'config',
+  // A record for a partition that does not exist is a mistake; any other call (a watermark or
+  // metadata read) gets it while the client's metadata lacks the partition: after a topic was
+  // created or while the only broker restarts. A worker stopped on it for good mid-outage.
+  _UNKNOWN_PARTITION: { produced: 'config', otherwise: 'retriable' },
   _UNKNOWN_GROUP: 'config',
   _UNKNOWN_BROKER: 'config',
   _UNKNOWN_PROTOCOL: 'config',

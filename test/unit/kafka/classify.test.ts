@@ -137,6 +137,11 @@ describe('classifyKafkaError', () => {
     );
   });
 
+  it('treats an unknown partition as a mistake only for a produced record: a read gets it while the metadata lacks the partition', () => {
+    assert.equal(classifyKafkaError(raw('_UNKNOWN_PARTITION'), 'produce').kind, 'config');
+    assert.equal(classifyKafkaError(raw('_UNKNOWN_PARTITION'), 'admin').kind, 'retriable');
+  });
+
   for (const op of ['commit-transaction', 'init-transactions', 'send-offsets'] as KafkaOperation[]) {
     it(`maps a retriable error on ${op} to retriable (retried in place)`, () => {
       const err = classifyKafkaError(raw('COORDINATOR_NOT_AVAILABLE', { isRetriable: true }), op);
