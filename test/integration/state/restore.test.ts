@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
 import { createAdmin } from '../../../src/kafka/admin.ts';
+import { KafkaError } from '../../../src/kafka/kafka-error.ts';
 import { createProducer, type ProducerPort } from '../../../src/kafka/producer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { systemClock } from '../../../src/runtime/clock.ts';
@@ -35,14 +36,25 @@ function engine(input: string, group: string, instance: string, registry = new R
   });
 }
 
+/**
+ * Prepares the engine as the worker does: a leader election of a changelog created a moment ago
+ * (NOT_LEADER_FOR_PARTITION on its watermark read) is retried; the worker retries it in its
+ * reconnect loop.
+ */
 async function prepared(e: StateEngine): Promise<StateEngine> {
-  const admin = createAdmin(bootstrap);
-  try {
-    await e.prepare(admin);
-  } finally {
-    admin.close();
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const admin = createAdmin(bootstrap);
+    try {
+      await e.prepare(admin);
+      return e;
+    } catch (err) {
+      if (!(err instanceof KafkaError && err.kind === 'retriable') || Date.now() > deadline) throw err;
+    } finally {
+      admin.close();
+    }
+    await new Promise((r) => setTimeout(r, 250));
   }
-  return e;
 }
 
 async function txProducer(): Promise<ProducerPort> {
