@@ -143,8 +143,10 @@ export async function committedMatchesEnd(
   group: string,
   topic: string,
 ): Promise<{ ok: boolean; detail: string }> {
-  const marks = await admin.watermarks(topic);
-  const committed = await admin.groupOffsets(group, [topic]);
+  // Right after a broker restart its group coordinator may not answer within one call's timeout.
+  const [marks, committed] = await retryingTransient(
+    async () => [await admin.watermarks(topic), await admin.groupOffsets(group, [topic])] as const,
+  );
   const byPart = new Map(committed.map((c) => [c.partition, c.offset]));
   const bad = marks.filter((m) => (byPart.get(m.partition) ?? -1) !== m.high && m.high > 0);
   return {
@@ -153,6 +155,20 @@ export async function committedMatchesEnd(
       .map((m) => `${m.partition}: committed ${byPart.get(m.partition)} high ${m.high}`)
       .join(', '),
   };
+}
+
+/** `fn` again while it fails with a transport or retriable Kafka error, for up to 30 s. */
+async function retryingTransient<T>(fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      const transient = e instanceof KafkaError && (e.kind === 'transport' || e.kind === 'retriable');
+      if (!transient || Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 }
 
 /** Asserts the exactly-once invariants of a pass-through run over seeds 0..expected-1. */
