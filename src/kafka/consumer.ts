@@ -43,6 +43,11 @@ export interface ConsumerPort extends GroupMetadataSource {
   commitOffsets(offsets: TopicPartitionOffset[]): Promise<void>;
   /** Current position lag per partition: high watermark - position (from cached fetch state). */
   lag(): number | undefined;
+  /**
+   * Every assigned partition read to its high watermark, as far as the cached fetch state tells
+   * (false before an assignment): the end of a topic for a reader, without waiting for a quiet spell.
+   */
+  atEnd(): boolean;
   /** Why the client cannot reach Kafka right now (since when, which address), if it cannot. */
   connectionProblem?(): ConnectionProblem | undefined;
   /** Leaves the group and releases the client, bounded by `timeoutMs`. */
@@ -183,6 +188,7 @@ export function createConsumer(
     commitOffsets: (offsets) =>
       call<void>('commit-offsets', (cb) => native.commitCb(offsets, (err) => cb(err, undefined))),
     lag: () => lagOf(native),
+    atEnd: () => atEndOf(native),
     connectionProblem: () => connection.problem(),
     close(timeoutMs) {
       // Disconnecting a consumer that never connected crashes the native binding (segfault).
@@ -208,6 +214,20 @@ function lagOf(native: NativeConsumer): number | undefined {
     }
   }
   return known ? total : undefined;
+}
+
+function atEndOf(native: NativeConsumer): boolean {
+  const positions = native.position();
+  return (
+    positions.length > 0 &&
+    positions.every((p) => {
+      const w = native.getWatermarkOffsets(p.topic, p.partition);
+      if (w.highOffset < 0) return false;
+      // No position: nothing delivered yet, which is the end only of a partition with no records.
+      const at = typeof p.offset === 'number' && p.offset >= 0 ? p.offset : Math.max(0, w.lowOffset);
+      return at >= w.highOffset;
+    })
+  );
 }
 
 /** Leaves the group and releases the client within `timeoutMs`; abandons it while a native call is pending. */

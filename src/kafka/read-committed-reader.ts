@@ -5,7 +5,10 @@ import { tpKey, type FetchedRecord } from './records.ts';
 import { isStrandedError } from './stranded-client.ts';
 
 /** What the checking side needs of a consumer, and how often its client had to be replaced. */
-export type RecordReader = Pick<ConsumerPort, 'connect' | 'subscribe' | 'consume' | 'lag' | 'close'> & {
+export type RecordReader = Pick<
+  ConsumerPort,
+  'connect' | 'subscribe' | 'consume' | 'lag' | 'atEnd' | 'close'
+> & {
   readonly replacements: number;
 };
 
@@ -108,6 +111,10 @@ class ReadCommittedReader implements RecordReader {
 
   lag(): number | undefined {
     return this.#consumer.lag();
+  }
+
+  atEnd(): boolean {
+    return this.#consumer.atEnd();
   }
 
   close(timeoutMs: number): Promise<void> {

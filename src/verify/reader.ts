@@ -106,16 +106,19 @@ export async function readAllCommitted(
   const deadline = Date.now() + timeoutMs;
   let settleUntil: number | undefined;
   let lag: number | undefined;
+  let atEnd = false;
   try {
     while (Date.now() < deadline) {
       const batch = await c.consume(5_000, 200);
       for (const r of batch) byPos.set(`${r.partition}@${r.offset}`, toSeen(r));
       lag = c.lag();
-      if (byPos.size >= expected && lag === 0) settleUntil ??= Date.now() + 2_000;
+      // Every partition, not only those that delivered something (the lag counts only those).
+      atEnd = c.atEnd();
+      if (byPos.size >= expected && atEnd) settleUntil ??= Date.now() + 2_000;
       if (settleUntil !== undefined && Date.now() > settleUntil) break;
     }
   } finally {
     await c.close(10_000);
   }
-  return { records: [...byPos.values()], lagAtEnd: lag, reachedEnd: lag === 0 };
+  return { records: [...byPos.values()], lagAtEnd: lag, reachedEnd: atEnd };
 }

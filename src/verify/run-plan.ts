@@ -64,3 +64,9 @@ export interface RunOutcome {
   readonly faults: FaultRecord[];
   readonly faultsDone: number;
 }
+
+/**
+ * How long the workers stay throttled after the fault schedule: the window of the report's
+ * throughput after the faults, at the pace of the one before them. Then the rest drains at full speed.
+ */
+export const THROTTLED_AFTER_FAULTS_MS = 10_000;

@@ -7,7 +7,7 @@ import { OVERSIZED_TOPIC_MAX_BYTES, poisonSeqs } from './oversized.ts';
 import { mulberry32 } from './random.ts';
 import { ConcurrentReader, readAllCommitted } from './reader.ts';
 import type { FaultRecord, ScenarioReport } from './report.ts';
-import type { RunPlan, VerifyRunOptions } from './run-plan.ts';
+import { THROTTLED_AFTER_FAULTS_MS, type RunPlan, type VerifyRunOptions } from './run-plan.ts';
 import { scenarioReport } from './scenario-outcome.ts';
 import type { Scenario, ScenarioContext } from './scenario.ts';
 import { WorkerGroup } from './worker-pool.ts';
@@ -45,7 +45,9 @@ export async function runScenario(scenario: Scenario, o: VerifyRunOptions): Prom
         `throttle ${load.batchDelayMs} ms/batch (~${Math.round(load.throughputTarget)} rec/s)`,
     );
     const { faults, faultsDone } = await runFaults(scenario, o, plan, groups, log);
-    log(`${scenario.name}: fault schedule done; draining`);
+    await sleep(THROTTLED_AFTER_FAULTS_MS);
+    for (const g of groups) g.fullSpeed();
+    log(`${scenario.name}: fault schedule done; draining at full speed`);
     const drained = await waitDrained(
       admin,
       o.bootstrap,
@@ -53,9 +55,11 @@ export async function runScenario(scenario: Scenario, o: VerifyRunOptions): Prom
       plan.stages,
       o.drainTimeoutMs ?? 180_000,
     );
+    log(`${scenario.name}: ${drained ? 'drained' : 'not drained'}; stopping the workers`);
     const concurrentComplete = await reader.waitFor(plan.expectedOut, 60_000);
     await Promise.all(groups.map((g) => g.stopAll('SIGTERM')));
     await reader.stop();
+    log(`${scenario.name}: workers stopped; reading the output`);
     const final = await readAllCommitted(o.bootstrap, plan.output, plan.expectedOut, 120_000);
     const dead =
       plan.poison.size > 0

@@ -12,7 +12,12 @@ import {
 } from './check.ts';
 import type { ConcurrentReader } from './reader.ts';
 import type { FaultRecord, ScenarioReport } from './report.ts';
-import type { RunOutcome, RunPlan, VerifyRunOptions } from './run-plan.ts';
+import {
+  THROTTLED_AFTER_FAULTS_MS,
+  type RunOutcome,
+  type RunPlan,
+  type VerifyRunOptions,
+} from './run-plan.ts';
 import type { Scenario } from './scenario.ts';
 import type { CommitEvent, WorkerGroup } from './worker-pool.ts';
 
@@ -130,7 +135,7 @@ export function scenarioReport(
     throughputAfter: rate(
       lastCommits,
       lastRestore,
-      Math.min(faultsDone + 30_000, lastCommits.at(-1)?.at ?? 0),
+      Math.min(faultsDone + THROTTLED_AFTER_FAULTS_MS, lastCommits.at(-1)?.at ?? 0),
     ),
     livenessRestarts,
     warnings,

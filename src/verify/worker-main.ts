@@ -5,11 +5,13 @@
  * on stdout, one JSON line each: `ready`, `commit` (after a commit), `abort` (an injected abort,
  * written BEFORE the throw, so an attempt reported here is never committed).
  *
- * Env: BOOTSTRAP, INPUT, OUTPUT, GROUP, INSTANCE, BATCH_SIZE, BATCH_DELAY_MS (throttle per batch),
+ * Env: BOOTSTRAP, INPUT, OUTPUT, GROUP, INSTANCE, BATCH_SIZE, BATCH_DELAY_MS (throttle per batch, until a
+ * `full-speed` line on stdin),
  * ABORT_RATIO (0..1), SEED (abort dice), MAX_POLL_MS, STALL_MS (SIGUSR2: the next batch blocks the
  * event loop this long, past max.poll.interval), OVERSIZED_EVERY (every n-th sequence number is
  * output too large for Kafka, see oversized.ts; 0: none), KAFKA_* timeouts (see verifyKafkaOptions).
  */
+import { createInterface } from 'node:readline';
 import { syntheticKafkaError } from '../kafka/classify.ts';
 import { createLogger } from '../observability/logger.ts';
 import type { Stage } from '../runtime/stage.ts';
@@ -30,7 +32,7 @@ const input = env('INPUT');
 const output = env('OUTPUT');
 const group = env('GROUP');
 const instance = env('INSTANCE', '0');
-const delayMs = Number(env('BATCH_DELAY_MS', '0'));
+let delayMs = Number(env('BATCH_DELAY_MS', '0'));
 const abortRatio = Number(env('ABORT_RATIO', '0'));
 const stallMs = Number(env('STALL_MS', '0'));
 const oversized = { every: Number(env('OVERSIZED_EVERY', '0')) };
@@ -42,6 +44,11 @@ let stallNext = false;
 
 process.on('SIGUSR2', () => {
   stallNext = true;
+});
+// The verifier writes `full-speed` once its fault schedule is done: the throttle only spreads the
+// input over the faults, and draining the rest at its pace would only make the run longer.
+createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line === 'full-speed') delayMs = 0;
 });
 
 const stage: Stage = {

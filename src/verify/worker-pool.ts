@@ -59,6 +59,7 @@ export class WorkerGroup {
   readonly #unhealthy = new Set<string>();
   readonly #log: WriteStream;
   #stalls = 0;
+  #fullSpeed = false;
 
   constructor(readonly spec: WorkerGroupSpec) {
     this.#log = createWriteStream(spec.logFile, { flags: 'a' });
@@ -97,15 +98,17 @@ export class WorkerGroup {
         GROUP: s.group,
         INSTANCE: instance,
         BATCH_SIZE: String(s.batchSize),
-        BATCH_DELAY_MS: String(s.batchDelayMs),
+        BATCH_DELAY_MS: String(this.#fullSpeed ? 0 : s.batchDelayMs),
         ABORT_RATIO: String(s.abortRatio),
         SEED: String(s.seed),
         MAX_POLL_MS: String(s.maxPollMs),
         STALL_MS: String(s.stallMs),
         OVERSIZED_EVERY: String(s.oversizedEvery ?? 0),
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // A worker that died before reading its stdin must not fail the verifier with EPIPE.
+    child.stdin.on('error', () => undefined);
     this.#children.set(instance, child);
     live.add(child);
     this.progress.set(instance, 0);
@@ -134,6 +137,13 @@ export class WorkerGroup {
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     await gone;
     clearTimeout(timer);
+  }
+
+  /** Lifts the throttle of every worker, running or started later (`full-speed` on stdin). */
+  fullSpeed(): void {
+    this.#fullSpeed = true;
+    for (const instance of this.instances())
+      if (this.isRunning(instance)) this.#children.get(instance)?.stdin?.write('full-speed\n');
   }
 
   signal(instance: string, signal: 'SIGUSR2' | 'SIGSTOP' | 'SIGCONT'): void {

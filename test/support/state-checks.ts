@@ -22,7 +22,14 @@ export function expectedSums(count: number, keys = 64): Map<string, number> {
   return sums;
 }
 
-/** Everything committed in a topic, read until nothing new came for `idleMs` (an independent read). */
+/** Quiet time that ends a read once the reader stands at the end of every partition. */
+const AT_END_QUIET_MS = 300;
+
+/**
+ * Everything committed in a topic (an independent read): read until nothing new came for `idleMs`,
+ * or for a moment only once the reader stands at the end of every partition (nothing behind an
+ * open transaction either: read_committed stops at its first record).
+ */
 export async function readAll(
   bootstrap: string,
   topic: string,
@@ -35,10 +42,12 @@ export async function readAll(
   const out: FetchedRecord[] = [];
   const deadline = Date.now() + timeoutMs;
   let lastNew = Date.now();
-  while (Date.now() < deadline && Date.now() - lastNew < idleMs) {
+  while (Date.now() < deadline) {
     const got = await reader.consume(5_000, 200);
     if (got.length > 0) lastNew = Date.now();
     out.push(...got);
+    const quiet = Date.now() - lastNew;
+    if (quiet >= idleMs || (quiet >= AT_END_QUIET_MS && reader.atEnd())) break;
   }
   await reader.close(10_000);
   return out;

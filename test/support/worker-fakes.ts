@@ -131,6 +131,9 @@ export class FakeConsumer implements ConsumerPort {
   lag(): number | undefined {
     return this.topic.records.length - this.#position;
   }
+  atEnd(): boolean {
+    return this.#position >= this.topic.records.length;
+  }
   close(): Promise<void> {
     this.closed = true;
     return Promise.resolve();

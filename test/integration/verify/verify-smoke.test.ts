@@ -20,6 +20,7 @@ describe('hamstring verify (smoke)', () => {
     const smoke = scenarios.find((s) => s.name === 'smoke')!;
     if (!kafka) throw new Error('no cluster');
     const cluster = kafka.cluster;
+    const began = performance.now();
     const report = await runScenario(smoke, {
       bootstrap: cluster.bootstrapServers,
       cluster,
@@ -27,7 +28,9 @@ describe('hamstring verify (smoke)', () => {
       workers: 2,
       workDir: join(projectRoot, 'var', 'verify', 'smoke'),
       drainTimeoutMs: 180_000,
-      log: process.env.HAMSTRING_VERIFY_VERBOSE ? (l) => process.stderr.write(`${l}\n`) : undefined,
+      log: process.env.HAMSTRING_VERIFY_VERBOSE
+        ? (l) => process.stderr.write(`${((performance.now() - began) / 1000).toFixed(1)} s ${l}\n`)
+        : undefined,
     });
     const summary = JSON.stringify({ ...report, final: undefined, concurrent: undefined });
     assert.equal(report.duplicates, 0, summary);
