@@ -29,7 +29,32 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# 2. Node modules. CKJS_LINKING=dynamic makes @confluentinc/kafka-javascript build its bundled
+# 2. Kafka broker jars from Maven Central, cached outside git. Resolved in the background while
+#    step 3 compiles librdkafka: on a fresh machine each takes half a minute or more, mostly waiting
+#    on the network here and on the CPU there.
+# shellcheck source=/dev/null
+. dev/kafka.env
+cache=${HAMSTRING_CACHE_DIR:-$HOME/.cache/hamstring}
+libs="$cache/kafka-$KAFKA_VERSION/libs"
+resolve_kafka_jars() {
+  rm -rf "$libs" && mkdir -p "$libs"
+  mvn -B -q -f dev/kafka-broker-pom.xml \
+    -Dkafka.version="$KAFKA_VERSION" -Dlog4j.version="$LOG4J_VERSION" \
+    org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+    -DincludeScope=runtime -DoutputDirectory="$libs"
+  ls "$libs"/kafka_2.13-"$KAFKA_VERSION".jar >/dev/null
+  touch "$libs/.complete"
+}
+jars_pid=
+jars_log=$(mktemp)
+trap 'rm -f "$jars_log"' EXIT
+if [ ! -f "$libs/.complete" ]; then
+  log "resolving Apache Kafka $KAFKA_VERSION broker jars into $libs (in the background)"
+  resolve_kafka_jars >"$jars_log" 2>&1 &
+  jars_pid=$!
+fi
+
+# 3. Node modules. CKJS_LINKING=dynamic makes @confluentinc/kafka-javascript build its bundled
 #    librdkafka against the system libraries instead of downloading their sources. The client is
 #    built from source with patches/kafka-javascript/*.patch applied (each says which crash it
 #    fixes), so install scripts run only after patching; a changed patch reinstalls too.
@@ -47,19 +72,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" >"$stamp"
 fi
 
-# 3. Kafka broker jars from Maven Central, cached outside git.
-# shellcheck source=/dev/null
-. dev/kafka.env
-cache=${HAMSTRING_CACHE_DIR:-$HOME/.cache/hamstring}
-libs="$cache/kafka-$KAFKA_VERSION/libs"
-if [ ! -f "$libs/.complete" ]; then
-  log "resolving Apache Kafka $KAFKA_VERSION broker jars into $libs"
-  rm -rf "$libs" && mkdir -p "$libs"
-  mvn -B -q -f dev/kafka-broker-pom.xml \
-    -Dkafka.version="$KAFKA_VERSION" -Dlog4j.version="$LOG4J_VERSION" \
-    org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
-    -DincludeScope=runtime -DoutputDirectory="$libs"
-  ls "$libs"/kafka_2.13-"$KAFKA_VERSION".jar >/dev/null
-  touch "$libs/.complete"
+if [ -n "$jars_pid" ] && ! wait "$jars_pid"; then
+  cat "$jars_log" >&2
+  log "resolving the Kafka broker jars failed (above)"
+  exit 1
 fi
 log "ready (Kafka $KAFKA_VERSION jars in $libs)"

@@ -105,12 +105,13 @@ export async function readCommitted(
   await c.connect(30_000);
   c.subscribe([topic]);
   const deadline = Date.now() + timeoutMs;
-  // After reaching the expected count keep reading a little, so duplicates beyond it show up.
+  // After reaching the expected count keep reading, so duplicates beyond it show up: to the end of
+  // every partition, or for 1.5 s.
   let settleUntil: number | undefined;
   while (Date.now() < deadline) {
     out.push(...(await c.consume(1000, 200)));
     if (out.length >= expected) settleUntil ??= Date.now() + 1_500;
-    if (settleUntil !== undefined && Date.now() > settleUntil) break;
+    if (settleUntil !== undefined && (Date.now() > settleUntil || c.atEnd())) break;
   }
   await c.close(10_000);
   return out;

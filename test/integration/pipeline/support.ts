@@ -123,7 +123,10 @@ export async function produceLines(
     );
 }
 
-/** Reads a topic from the start (read_committed) until `enough` holds or the deadline, then 2 s more. */
+/**
+ * Reads a topic from the start (read_committed) until `enough` holds or the deadline, then on to the
+ * end of every partition (or 2 s more).
+ */
 export async function readUntil(
   bootstrap: string,
   topic: string,
@@ -140,7 +143,7 @@ export async function readUntil(
     while (Date.now() < deadline) {
       out.push(...(await reader.consume(1000, 200)));
       if (settleUntil === undefined && enough(out)) settleUntil = Date.now() + 2_000;
-      if (settleUntil !== undefined && Date.now() > settleUntil) break;
+      if (settleUntil !== undefined && (Date.now() > settleUntil || reader.atEnd())) break;
     }
   } finally {
     await reader.close(10_000);
