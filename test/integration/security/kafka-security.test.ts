@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -141,13 +142,44 @@ async function aclPlan(stageModule: string, principal: string, env: Record<strin
   return stdout;
 }
 
+/**
+ * ApplyAcls.java compiled once for the file: launched from source, each call compiled it anew, which
+ * cost three times the CPU of the call itself (about 4 s of the 2 cores), a dozen times a run.
+ */
+let aclTool: Promise<string> | undefined;
+function compiledAclTool(): Promise<string> {
+  aclTool ??= (async () => {
+    const { libsDir } = requireKafkaDistribution();
+    const out = mkdtempSync(join(tmpdir(), 'hamstring-acl-tool-'));
+    const jars = readdirSync(libsDir)
+      .filter((f) => f.endsWith('.jar'))
+      .map((f) => join(libsDir, f));
+    const source = fileURLToPath(new URL('../../support/acl/ApplyAcls.java', import.meta.url));
+    // The compiler module of the runtime itself: the source launcher needs no more than the JRE either.
+    await promisify(execFile)(
+      findJava(),
+      ['--module', 'jdk.compiler/com.sun.tools.javac.Main', '-d', out, '-cp', jars.join(':'), source],
+      { timeout: 120_000 },
+    );
+    return out;
+  })();
+  return aclTool;
+}
+
 async function applyAcls(commands: string, action: 'add' | 'remove'): Promise<void> {
   const { libsDir } = requireKafkaDistribution();
-  const source = fileURLToPath(new URL('../../support/acl/ApplyAcls.java', import.meta.url));
+  const classes = await compiledAclTool();
   await new Promise<void>((resolve, reject) => {
     const child = execFile(
       findJava(),
-      ['-cp', join(libsDir, '*'), source, cluster.bootstrapServers, action],
+      [
+        '-XX:TieredStopAtLevel=1',
+        '-cp',
+        `${join(libsDir, '*')}:${classes}`,
+        'ApplyAcls',
+        cluster.bootstrapServers,
+        action,
+      ],
       { timeout: 60_000 },
       (err) => (err ? reject(new Error(err.message)) : resolve()),
     );
