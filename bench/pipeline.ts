@@ -47,7 +47,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { buildComponentStage } from '../src/app/builtin-stages.ts';
-import { pipelineComponents } from '../src/app/pipeline-components.ts';
+import { pipelineComponents } from '../src/stages/pipeline-components.ts';
 import { runStages, type RunningStages } from '../src/app/run-stages.ts';
 import { StageResources } from '../src/app/stage-resources.ts';
 import { createStageTopics } from '../src/app/stage-topics.ts';

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { relaunchEnv, YOUNG_GENERATION_FLAG } from '../bin/threadpool.js';
-import type { PipelineComponent } from '../src/app/pipeline-components.ts';
+import type { PipelineComponent } from '../src/stages/pipeline-components.ts';
 import { procCpuSeconds } from './proc-cpu.ts';
 
 /**

@@ -8,7 +8,7 @@ import {
   createLogserverStage,
   createPrefilterStage,
 } from '../stages/index.ts';
-import { componentStage, selectComponent, type ComponentKind } from './pipeline-components.ts';
+import { componentStage, selectComponent, type ComponentKind } from '../stages/pipeline-components.ts';
 import { StageResources } from './stage-resources.ts';
 
 /** What a built-in factory gets besides the config. */

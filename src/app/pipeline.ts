@@ -9,7 +9,7 @@ import {
   type MonitoringAgent,
   type MonitoringAgentOptions,
 } from './monitoring-agent.ts';
-import { pipelineComponents, type PipelineComponent } from './pipeline-components.ts';
+import { pipelineComponents, type PipelineComponent } from '../stages/pipeline-components.ts';
 import { runStages, type RunningStages } from './run-stages.ts';
 import { StageResources } from './stage-resources.ts';
 import { createStageTopics } from './stage-topics.ts';

@@ -25,3 +25,11 @@ export type { Alert, AlertWarning, Batch, LogLine } from './messages.ts';
 export { stableId } from './ids.ts';
 export { subnetId } from './subnet.ts';
 export { componentGroupId, pipelineTopic } from './topics.ts';
+export {
+  componentStage,
+  componentsOf,
+  pipelineComponents,
+  selectComponent,
+  type ComponentKind,
+  type PipelineComponent,
+} from './pipeline-components.ts';

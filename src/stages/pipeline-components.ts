@@ -1,6 +1,6 @@
 import { fullStageName, type HamstringConfig, type StageShortName } from '../config/index.ts';
 import type { Stage } from '../runtime/index.ts';
-import { componentGroupId } from '../stages/index.ts';
+import { componentGroupId } from './topics.ts';
 
 /** A stage kind `hamstring run` and `hamstring up` know: the six pipeline stages and the alert sinks. */
 export type ComponentKind = StageShortName | 'webhook' | 'syslog';
