@@ -111,7 +111,9 @@ function inspectBatch(self: Inspector, step: BatchStep, ctx: StageContext): void
       is_active: true,
       message_count: batch.data.length,
     });
-    send(self, batch, batch.data, step, record);
+    // The context marks go on with the lines: without them the detector took the previous batch's
+    // lines for new ones, scored them again and wrote their rows twice.
+    send(self, batch, batch.data, step, record, batch.context_logline_ids);
     return;
   }
   const context = new Set(batch.context_logline_ids ?? []);
@@ -172,13 +174,17 @@ function closeQuietBins(
   return { outputs };
 }
 
-/** Sends `lines` (lines of one input batch, or of a closed bin) split per src_ip. */
+/**
+ * Sends `lines` (lines of one input batch, or of a closed bin) split per src_ip; `context`: which of
+ * them the collector carried over from the previous batch (a whole batch sent on by NoInspector).
+ */
 function send(
   self: Inspector,
   parent: Batch,
   lines: readonly LogLine[],
   step: Pick<BatchStep, 'emit' | 'stamp' | 'outputs'>,
   source?: StageOutput['source'],
+  context?: readonly string[],
 ): void {
   if (lines.length === 0) return;
   const { emit, stamp, outputs } = step;
@@ -188,6 +194,7 @@ function send(
     begin_timestamp: lines[0]!.ts,
     end_timestamp: lines[lines.length - 1]!.ts,
     data: [...lines],
+    ...(context && context.length > 0 ? { context_logline_ids: context } : {}),
   };
   for (const part of splitBySource(batch, self.name, INSPECTOR_STAGE)) {
     const id = part.batch.batch_id;

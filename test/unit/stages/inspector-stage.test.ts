@@ -72,6 +72,22 @@ test('NoInspector passes every batch on, split per src_ip and keyed by it', () =
   );
 });
 
+test('NoInspector keeps the context marks: a line carried over from the previous batch stays context in the suspicious batches', () => {
+  const { run } = runner(withInspector({ inspector_class_name: 'NoInspector' }));
+  const input = batch(
+    [line('old-a', 1), line('old-b', 2, { src_ip: '10.2.54.9' }), line('new', 3)],
+    ['old-a', 'old-b'],
+  );
+  const parts = sent(run(input).outputs);
+  assert.deepEqual(
+    parts.map((p) => [p.key, p.batch.data.map((l) => l.logline_id), p.batch.context_logline_ids]),
+    [
+      ['10.2.54.7', ['old-a', 'new'], ['old-a']],
+      ['10.2.54.9', ['old-b'], ['old-b']],
+    ],
+  );
+});
+
 test('a steady batch is not suspicious: nothing is sent and its lines finish as their bins close', () => {
   const { run } = runner(withInspector({}));
   const result = run(batch(steady('s', 0, 50)));

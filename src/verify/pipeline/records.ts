@@ -1,0 +1,123 @@
+/**
+ * What the line accounting reads, decoded: the records of every pipeline topic (with their
+ * positions) and monitoring rows, from the `clickhouse_<table>` topics or from ClickHouse. Pure
+ * types and decoders; read-pipeline.ts fills them, line-fates.ts judges them.
+ */
+import { decodeOutgoingAlert } from '../../stages/alerter/index.ts';
+import { decodeAlert, decodeBatch, type Alert, type Batch } from '../../stages/index.ts';
+import type { TableName } from '../../monitoring/tables.ts';
+import type { PipelineLayout } from './layout.ts';
+import { lineIdOf } from './line-marks.ts';
+
+export interface Position {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+}
+
+/** A record carrying one raw line (logserver input, collector input) and the line's mark, if found. */
+export interface LineRecord extends Position {
+  readonly line: number | undefined;
+}
+
+export interface BatchRecord extends Position {
+  readonly batch: Batch;
+}
+
+/** An alert on a detector's alerter topic, or an outgoing one (with its `alert_id`) on the external topic. */
+export interface AlertRecord extends Position {
+  readonly alert: Alert;
+  readonly alertId?: string;
+}
+
+/** A record of a pipeline topic that does not decode as what its topic carries. */
+export interface Undecodable extends Position {
+  readonly error: string;
+}
+
+export interface PipelineRecords {
+  readonly lines: readonly LineRecord[];
+  readonly batches: readonly BatchRecord[];
+  readonly alerts: readonly AlertRecord[];
+  readonly undecodable: readonly Undecodable[];
+}
+
+/** A monitoring row: its identity columns (`src_topic`, `src_partition`, `src_offset`, `row_index`) and payload. */
+export type MonitoringRow = Readonly<Record<string, unknown>>;
+
+/** Rows per table; a table left out was not read. */
+export type MonitoringRows = Partial<Record<TableName, readonly MonitoringRow[]>>;
+
+/** What one pipeline read gives the accounting. */
+export interface PipelineRead {
+  /** The topics the records were read from (and what each carries). */
+  readonly layout: PipelineLayout;
+  readonly records: PipelineRecords;
+  /** Rows of the `clickhouse_<table>` topics (what the stages committed) that fates rest on. */
+  readonly committedRows: MonitoringRows;
+  /** Rows as the dashboard sees them (the `_dedup` views); undefined: ClickHouse was not read. */
+  readonly clickhouseRows: MonitoringRows | undefined;
+}
+
+export type RecordKind = 'lines' | 'batches' | 'alerts' | 'outgoing';
+
+/** Sorts one fetched record into `into` by what its topic carries. */
+export function decodeRecord(
+  kind: RecordKind,
+  position: Position,
+  value: Buffer | null,
+  into: { lines: LineRecord[]; batches: BatchRecord[]; alerts: AlertRecord[]; undecodable: Undecodable[] },
+): void {
+  const at = { topic: position.topic, partition: position.partition, offset: position.offset };
+  try {
+    switch (kind) {
+      case 'lines':
+        into.lines.push({ ...at, line: value === null ? undefined : lineIdOf(value) });
+        return;
+      case 'batches':
+        into.batches.push({ ...at, batch: decodeBatch(value) });
+        return;
+      case 'alerts':
+        into.alerts.push({ ...at, alert: decodeAlert(value) });
+        return;
+      case 'outgoing': {
+        const { alert_id: alertId, ...alert } = decodeOutgoingAlert(value);
+        into.alerts.push({ ...at, alert, alertId });
+        return;
+      }
+    }
+  } catch (e) {
+    into.undecodable.push({ ...at, error: e instanceof Error ? e.message : String(e) });
+  }
+}
+
+/**
+ * The rows of one monitoring record: a JSON array of rows, or one row (the agent reads both).
+ * Returns undefined when the value is not that.
+ */
+export function monitoringRowsOf(value: Buffer | null): MonitoringRow[] | undefined {
+  if (value === null) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const rows: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
+  return rows.every((r) => typeof r === 'object' && r !== null && !Array.isArray(r))
+    ? (rows as MonitoringRow[])
+    : undefined;
+}
+
+/** `src_topic@src_partition:src_offset` of a row: the record it is about. */
+export function rowSource(row: MonitoringRow): string {
+  return positionKey({
+    topic: String(row.src_topic),
+    partition: Number(row.src_partition),
+    offset: Number(row.src_offset),
+  });
+}
+
+export function positionKey(p: Position): string {
+  return `${p.topic}@${p.partition}:${p.offset}`;
+}
