@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { defaultVarDir, resolveDataDir } from '../../dev/paths.ts';
 import { markdownTable } from '../../verify/report.ts';
+import { runPipelineVerify } from './verify-pipeline.ts';
 import { DEFAULT_VERIFY_BASE_PORT, runVerify, scenarioNames } from '../../verify/run.ts';
 import { UsageError, type Command } from '../command.ts';
 import { intOption, stringOption } from '../options.ts';
@@ -10,8 +11,17 @@ const VIOLATION = 4;
 
 export const verifyCommand: Command = {
   usage:
-    '(--bootstrap S | --local 1|3) [--records N] [--workers M] [--scenario name|all] [--report-dir D] [--soak-seconds S] [--seed X] [--port P] [--data-dir D]',
+    '(--bootstrap S | --local 1|3) [--records N] [--workers M] [--scenario name|all] [--report-dir D] [--soak-seconds S] [--seed X] [--port P] [--data-dir D]\n' +
+    '       hamstring verify --pipeline [--seed X[,Y...]] [--hosts N] [--rate R] [--duration S] [--hostile-every N] [--inspectors shipped|pass-all] [--port P] [--report-dir D]',
   help: [
+    "--pipeline      the whole pipeline instead of the runtime: each seed's traffic through the six",
+    '                stages and the monitoring agent as processes of their own, on a local broker and',
+    '                ClickHouse of its own (var/verify/pipeline), once without and once with faults',
+    '                (kill -9 of every stage and the agent, a stage stopped past its session timeout,',
+    '                broker and ClickHouse kill -9); every line must end in exactly one fate and the',
+    '                same hosts must be alerted. --hosts (default 40), --rate lines/s (100), --duration',
+    '                s of traffic and of the feed (60), --hostile-every (20: one invalid line per 20),',
+    '                --inspectors (shipped)',
     '--bootstrap     the cluster to verify against (topics verify-* are created there)',
     '--local         start (or attach to) a local 1- or 3-node cluster in var/verify/kafka-<n>',
     `--port          base port of the local cluster; default ${DEFAULT_VERIFY_BASE_PORT}`,
@@ -38,8 +48,15 @@ export const verifyCommand: Command = {
     'report-dir': { type: 'string' },
     'soak-seconds': { type: 'string' },
     seed: { type: 'string' },
+    pipeline: { type: 'boolean' },
+    hosts: { type: 'string' },
+    rate: { type: 'string' },
+    duration: { type: 'string' },
+    'hostile-every': { type: 'string' },
+    inspectors: { type: 'string' },
   },
   async run({ values, io }) {
+    if (values.pipeline === true) return runPipelineVerify(values, io);
     const local = intOption(values, 'local', 1, 3);
     if (local !== undefined && local !== 1 && local !== 3) throw new UsageError('--local must be 1 or 3');
     const bootstrap = stringOption(values, 'bootstrap');

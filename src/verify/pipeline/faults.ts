@@ -1,0 +1,44 @@
+import { mulberry32 } from '../random.ts';
+
+/** The faults a pipeline run injects. */
+export type PipelineFaultKind =
+  'stage-kill-9' | 'stage-sigstop' | 'agent-kill-9' | 'broker-kill-9' | 'clickhouse-kill-9';
+
+export interface PlannedFault {
+  readonly kind: PipelineFaultKind;
+  /** A process label (`collector dga_collector`, `agent`), `broker 1` or `clickhouse`. */
+  readonly target: string;
+  /** When, after the feed began (ms). */
+  readonly atMs: number;
+}
+
+/** A fault as it happened: when, how long its action took, and what went wrong doing it. */
+export interface InjectedFault extends PlannedFault {
+  readonly injectedAt: number;
+  readonly restoredAt: number;
+  readonly error?: string;
+}
+
+/**
+ * The fault schedule of a seed: a kill -9 of every stage process and of the monitoring agent, one
+ * stage stopped (SIGSTOP) past its session timeout, a broker kill -9 and a ClickHouse kill -9, in an
+ * order the seed shuffles, spread evenly over `spreadMs` (the feed's duration) so each meets traffic.
+ */
+export function faultSchedule(seed: number, stages: readonly string[], spreadMs: number): PlannedFault[] {
+  const random = mulberry32(seed * 104_729 + 17);
+  const stalled = stages[Math.floor(random() * stages.length)] ?? 'logserver';
+  const faults: Omit<PlannedFault, 'atMs'>[] = [
+    ...stages.map((target) => ({ kind: 'stage-kill-9' as const, target })),
+    { kind: 'stage-sigstop', target: stalled },
+    { kind: 'agent-kill-9', target: 'agent' },
+    { kind: 'broker-kill-9', target: 'broker 1' },
+    { kind: 'clickhouse-kill-9', target: 'clickhouse' },
+  ];
+  // Fisher-Yates with the seed's dice: each seed meets the faults in an order of its own.
+  for (let i = faults.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [faults[i], faults[j]] = [faults[j] as (typeof faults)[number], faults[i] as (typeof faults)[number]];
+  }
+  const step = spreadMs / (faults.length + 1);
+  return faults.map((f, i) => ({ ...f, atMs: Math.round(step * (i + 1)) }));
+}

@@ -1,0 +1,115 @@
+import { createProducer } from '../../kafka/producer.ts';
+import { silentLogger } from '../../observability/logger.ts';
+import { generateTraffic, type HostTruth } from '../../traffic/index.ts';
+import { lineMark, markJsonLine } from './line-marks.ts';
+import type { InputLine } from './line-fates.ts';
+
+/** What the verifier writes to the logserver's input topic, with what it knows about each line. */
+export interface VerifyTraffic {
+  readonly lines: readonly (InputLine & { readonly value: string | Buffer })[];
+  readonly truth: readonly HostTruth[];
+}
+
+export interface TrafficShape {
+  readonly seed: number;
+  readonly hosts: number;
+  /** Lines per second of event time. */
+  readonly rate: number;
+  readonly durationSeconds: number;
+  /** Every n-th line is followed by a hostile one (0: none). */
+  readonly hostileEvery: number;
+}
+
+/** The event time of the traffic's first second: fixed, so that one seed always gives the same lines. */
+const START_MS = Date.UTC(2026, 10, 30, 10);
+
+/**
+ * Six kinds of invalid line, each carrying its mark in its first bytes (where a `failed_loglines`
+ * row keeps it): not JSON, invalid UTF-8, a wrong type, a missing timestamp, an unparsable address,
+ * and one over the collector's `max_line_bytes`.
+ */
+export function hostileLine(id: number, valid: string): string | Buffer {
+  const base = JSON.parse(valid) as Record<string, unknown>;
+  const mark = lineMark(id);
+  switch (id % 6) {
+    case 0:
+      return `{${mark}, this is not JSON`;
+    case 1:
+      return Buffer.concat([
+        Buffer.from(`{${mark},"ts":"`),
+        Buffer.from([0xff, 0xfe, 0xc3, 0x28]),
+        Buffer.from('"}'),
+      ]);
+    case 2:
+      return markJsonLine(JSON.stringify({ ...base, src_ip: 42 }), id);
+    case 3:
+      return markJsonLine(JSON.stringify({ ...base, ts: undefined }), id);
+    case 4:
+      return markJsonLine(JSON.stringify({ ...base, src_ip: 'not-an-address' }), id);
+    default:
+      return markJsonLine(JSON.stringify({ ...base, padding: 'x'.repeat(20_000) }), id);
+  }
+}
+
+/** The seeded traffic with infected hosts (src/traffic), each line marked, hostile lines mixed in. */
+export function verifyTraffic(s: TrafficShape): VerifyTraffic {
+  const traffic = generateTraffic({
+    seed: s.seed,
+    hosts: s.hosts,
+    rate: s.rate,
+    durationSeconds: s.durationSeconds,
+    startMs: START_MS,
+  });
+  const lines: (InputLine & { value: string | Buffer })[] = [];
+  let n = 0;
+  for (const g of traffic.lines()) {
+    lines.push({ id: lines.length, valid: true, value: markJsonLine(g.line, lines.length) });
+    n += 1;
+    if (s.hostileEvery > 0 && n % s.hostileEvery === 0)
+      lines.push({ id: lines.length, valid: false, value: hostileLine(lines.length, g.line) });
+  }
+  return { lines, truth: traffic.truth };
+}
+
+/**
+ * Writes the lines to `topic` spread evenly over `spreadMs` (so that every fault meets traffic), with
+ * the idempotent producer: a broker killed meanwhile neither loses nor doubles a line. Resolves when
+ * every line is delivered.
+ * @throws Error when a line could not be delivered: the verdict would blame the pipeline for it.
+ */
+export async function feedLines(
+  bootstrap: string,
+  topic: string,
+  lines: readonly { readonly value: string | Buffer }[],
+  spreadMs: number,
+): Promise<void> {
+  const producer = createProducer(
+    {
+      bootstrapServers: bootstrap,
+      clientId: 'verify-pipeline-feed',
+      transactionTimeoutMs: 60_000,
+      // Longer than a broker's kill and restart: a line waits for it instead of failing.
+      messageTimeoutMs: 300_000,
+      apiTimeoutMs: 30_000,
+    },
+    silentLogger(),
+  );
+  await producer.connect(60_000);
+  try {
+    const began = Date.now();
+    for (const [i, line] of lines.entries()) {
+      const due = began + (spreadMs * i) / lines.length;
+      const wait = due - Date.now();
+      if (wait > 5) await new Promise((r) => setTimeout(r, wait));
+      await producer.produce({ topic, key: null, value: line.value });
+    }
+    await producer.flush(330_000);
+  } finally {
+    await producer.close(10_000);
+  }
+  const t = producer.tally();
+  if (t.failed > 0)
+    throw new Error(
+      `the feed could not deliver ${t.failed} of ${lines.length} lines: ${JSON.stringify(t.firstError?.toLog())}`,
+    );
+}

@@ -1,0 +1,119 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { projectRoot } from '../../dev/paths.ts';
+import type { PipelineComponent } from '../../stages/index.ts';
+
+/** Every process alive, so that none outlives the verifier (exit handler below). */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of live) c.kill('SIGKILL');
+});
+
+/** One pipeline process: a stage component (`hamstring run`) or the monitoring agent. */
+export interface ProcessSpec {
+  /** `collector dga_collector`, `agent`: names the process in the report and the logs. */
+  readonly label: string;
+  readonly args: readonly string[];
+}
+
+/** The `hamstring run` of a component, and the agent's `hamstring monitoring run`. */
+export function componentProcess(c: PipelineComponent, configPath: string): ProcessSpec {
+  return {
+    label: c.name === c.kind ? c.kind : `${c.kind} ${c.name}`,
+    args: ['run', c.kind, '--name', c.name, '--config', configPath, '--create-topics'],
+  };
+}
+
+export function agentProcess(configPath: string): ProcessSpec {
+  return { label: 'agent', args: ['monitoring', 'run', '--config', configPath] };
+}
+
+/**
+ * The pipeline as separate processes, as an operator runs them, each restartable under the same
+ * instance id (so a restarted stage fences its predecessor's transactions). The processes run with
+ * the thread pool set, so `bin/hamstring.js` does the work itself instead of relaunching a child:
+ * SIGSTOP and kill -9 then hit the process that holds the Kafka clients.
+ */
+export class PipelineProcesses {
+  readonly #children = new Map<string, ChildProcess>();
+  readonly #specs = new Map<string, ProcessSpec>();
+  readonly #log: WriteStream;
+  /** Exits nobody asked for (code, signal), by label: a stage that died by itself. */
+  readonly unexpectedExits: { label: string; code: number | null; signal: string | null; at: number }[] = [];
+  readonly #expected = new Set<ChildProcess>();
+
+  constructor(
+    specs: readonly ProcessSpec[],
+    logFile: string,
+    private readonly env: NodeJS.ProcessEnv = {},
+  ) {
+    for (const s of specs) this.#specs.set(s.label, s);
+    this.#log = createWriteStream(logFile, { flags: 'a' });
+  }
+
+  labels(): string[] {
+    return [...this.#specs.keys()];
+  }
+
+  startAll(): void {
+    for (const label of this.#specs.keys()) this.start(label);
+  }
+
+  start(label: string): void {
+    const spec = this.#specs.get(label);
+    if (!spec) throw new Error(`no pipeline process ${label}`);
+    const child = spawn(process.execPath, ['bin/hamstring.js', ...spec.args], {
+      cwd: projectRoot,
+      env: {
+        ...process.env,
+        UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '16',
+        HAMSTRING_LOG_LEVEL: process.env.HAMSTRING_VERIFY_WORKER_LOG_LEVEL ?? 'warn',
+        HAMSTRING_INSTANCE_ID: label.replace(/\s+/g, '-'),
+        ...this.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    live.add(child);
+    this.#children.set(label, child);
+    child.stdout.pipe(this.#log, { end: false });
+    child.stderr.pipe(this.#log, { end: false });
+    child.once('exit', (code, signal) => {
+      live.delete(child);
+      if (!this.#expected.has(child)) this.unexpectedExits.push({ label, code, signal, at: Date.now() });
+    });
+  }
+
+  isRunning(label: string): boolean {
+    const c = this.#children.get(label);
+    return c !== undefined && c.exitCode === null && c.signalCode === null;
+  }
+
+  /** Sends `signal` and waits until the process is gone (SIGTERM: SIGKILL after `timeoutMs`). */
+  async stop(label: string, signal: 'SIGTERM' | 'SIGKILL', timeoutMs = 60_000): Promise<void> {
+    const child = this.#children.get(label);
+    if (!child || !this.isRunning(label)) return;
+    this.#expected.add(child);
+    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // A stopped process must run again to act on SIGTERM.
+    child.kill('SIGCONT');
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    await gone;
+    clearTimeout(timer);
+  }
+
+  /** kill -9, then the same process again. */
+  async restart(label: string, signal: 'SIGTERM' | 'SIGKILL' = 'SIGKILL'): Promise<void> {
+    await this.stop(label, signal);
+    this.start(label);
+  }
+
+  signal(label: string, signal: 'SIGSTOP' | 'SIGCONT'): void {
+    this.#children.get(label)?.kill(signal);
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all(this.labels().map((l) => this.stop(l, 'SIGTERM')));
+    this.#log.end();
+  }
+}

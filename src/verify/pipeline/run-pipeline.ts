@@ -1,0 +1,195 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LocalClickHouse } from '../../dev/clickhouse-server.ts';
+import { LocalKafkaCluster } from '../../dev/kafka-cluster.ts';
+import { createAdmin, type AdminPort } from '../../kafka/admin.ts';
+import { pipelineComponents } from '../../stages/index.ts';
+import { feedLines, verifyTraffic, type TrafficShape } from './feed.ts';
+import { faultSchedule, type InjectedFault, type PlannedFault } from './faults.ts';
+import { layoutTopics, pipelineLayout } from './layout.ts';
+import { accountLines, type LineAccounting } from './line-fates.ts';
+import { writePipelineConfig } from './pipeline-config.ts';
+import { agentProcess, componentProcess, PipelineProcesses } from './processes.ts';
+import { waitQuiet } from './quiet.ts';
+import { readPipeline } from './read-pipeline.ts';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Past the config's session timeout (6 s): the stopped stage's partitions move to nobody, then back. */
+const SIGSTOP_MS = 10_000;
+/** How long a killed broker or ClickHouse stays down. */
+const DOWN_MS = 3_000;
+/** No topic grew this long: the pipeline is idle (longer than any timer of the run's config). */
+const QUIET_MS = 15_000;
+const DRAIN_TIMEOUT_MS = 600_000;
+
+export interface PipelineRunOptions {
+  readonly seed: number;
+  readonly traffic: TrafficShape;
+  /** Wall time the feed spreads the lines over (the faults happen within it). */
+  readonly feedMs: number;
+  readonly faults: boolean;
+  /** Everything of the run: the broker's data, the config, the state, the process logs. */
+  readonly dir: string;
+  readonly kafkaBasePort: number;
+  readonly clickhouse: LocalClickHouse;
+  readonly database: string;
+  readonly baseConfig: string;
+  readonly inspectors: 'shipped' | 'pass-all';
+  readonly log: (line: string) => void;
+}
+
+export interface PipelineRunReport {
+  readonly seed: number;
+  readonly faulted: boolean;
+  readonly lines: number;
+  readonly infectedHosts: readonly string[];
+  readonly faults: readonly InjectedFault[];
+  /** Whether the pipeline went idle after the feed and the faults (else it is stuck somewhere). */
+  readonly wentQuiet: boolean;
+  readonly unexpectedExits: readonly { label: string; code: number | null; signal: string | null }[];
+  readonly accounting: LineAccounting;
+  readonly durationMs: number;
+}
+
+/** One run: a fresh broker, the pipeline as processes, the seed's traffic, its faults, the accounting. */
+export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunReport> {
+  const began = Date.now();
+  rmSync(o.dir, { recursive: true, force: true });
+  const cluster = await LocalKafkaCluster.start({
+    nodes: 1,
+    dataDir: join(o.dir, 'kafka'),
+    basePort: o.kafkaBasePort,
+  });
+  const admin = createAdmin(cluster.bootstrapServers, 'verify-pipeline');
+  const { path, config } = writePipelineConfig({
+    baseConfig: o.baseConfig,
+    dir: o.dir,
+    bootstrap: cluster.bootstrapServers,
+    clickhousePort: o.clickhouse.httpPort,
+    database: o.database,
+    inspectors: o.inspectors,
+  });
+  const components = pipelineComponents(config).filter((c) => c.kind !== 'webhook' && c.kind !== 'syslog');
+  const specs = [...components.map((c) => componentProcess(c, path)), agentProcess(path)];
+  const processes = new PipelineProcesses(specs, join(o.dir, 'processes.log'));
+  try {
+    const traffic = verifyTraffic(o.traffic);
+    const layout = pipelineLayout(config);
+    processes.startAll();
+    const [input] = layout.logserverInputs;
+    if (input === undefined) throw new Error('the config has no logserver input topic');
+    // Every stage made its topics: each process is up, so the first lines meet a whole pipeline.
+    const topics = layoutTopics(layout);
+    await waitTopics(admin, [...topics.lines, ...topics.batches, ...topics.alerts], 180_000);
+    o.log(
+      `seed ${o.seed}${o.faults ? '' : ' (no faults)'}: feeding ${traffic.lines.length} lines over ${o.feedMs / 1000} s`,
+    );
+    const planned = o.faults
+      ? faultSchedule(
+          o.seed,
+          specs.filter((s) => s.label !== 'agent').map((s) => s.label),
+          o.feedMs,
+        )
+      : [];
+    const feedStart = Date.now();
+    const [, faults] = await Promise.all([
+      feedLines(cluster.bootstrapServers, input, traffic.lines, o.feedMs),
+      injectAll(planned, feedStart, { processes, cluster, clickhouse: o.clickhouse, log: o.log }),
+    ]);
+    o.log(`seed ${o.seed}: fed; waiting until the pipeline is idle`);
+    const wentQuiet = await waitQuiet(admin, QUIET_MS, Date.now() + DRAIN_TIMEOUT_MS);
+    await processes.stopAll();
+    const read = await readPipeline({ config, database: o.database });
+    const accounting = accountLines(
+      traffic.lines.map((l) => ({ id: l.id, valid: l.valid })),
+      read,
+    );
+    return {
+      seed: o.seed,
+      faulted: o.faults,
+      lines: traffic.lines.length,
+      infectedHosts: traffic.truth
+        .filter((h) => h.role !== 'benign')
+        .map((h) => h.ip)
+        .sort(),
+      faults,
+      wentQuiet,
+      unexpectedExits: processes.unexpectedExits,
+      accounting,
+      durationMs: Date.now() - began,
+    };
+  } finally {
+    await processes.stopAll().catch(() => undefined);
+    admin.close();
+    await cluster.stop();
+  }
+}
+
+async function waitTopics(admin: AdminPort, topics: readonly string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const have = new Set(await admin.listTopics(15_000).catch(() => []));
+    if (topics.every((t) => have.has(t))) return;
+    if (Date.now() > deadline)
+      throw new Error(`topics not created within ${timeoutMs / 1000} s: ${topics.join(', ')}`);
+    await sleep(500);
+  }
+}
+
+interface FaultTargets {
+  readonly processes: PipelineProcesses;
+  readonly cluster: LocalKafkaCluster;
+  readonly clickhouse: LocalClickHouse;
+  readonly log: (line: string) => void;
+}
+
+/** Runs the schedule, each fault at its time after `from`; a fault whose action failed says so. */
+async function injectAll(
+  planned: readonly PlannedFault[],
+  from: number,
+  t: FaultTargets,
+): Promise<InjectedFault[]> {
+  const done: InjectedFault[] = [];
+  for (const f of planned) {
+    const wait = from + f.atMs - Date.now();
+    if (wait > 0) await sleep(wait);
+    const injectedAt = Date.now();
+    t.log(`fault ${f.kind} ${f.target} at +${((injectedAt - from) / 1000).toFixed(1)} s`);
+    let error: string | undefined;
+    try {
+      await inject(f, t);
+    } catch (e) {
+      error = e instanceof Error ? e.message : String(e);
+    }
+    done.push({ ...f, injectedAt, restoredAt: Date.now(), ...(error === undefined ? {} : { error }) });
+  }
+  return done;
+}
+
+async function inject(f: PlannedFault, t: FaultTargets): Promise<void> {
+  switch (f.kind) {
+    case 'stage-kill-9':
+    case 'agent-kill-9':
+      await t.processes.restart(f.target, 'SIGKILL');
+      return;
+    case 'stage-sigstop':
+      t.processes.signal(f.target, 'SIGSTOP');
+      await sleep(SIGSTOP_MS);
+      t.processes.signal(f.target, 'SIGCONT');
+      return;
+    case 'broker-kill-9': {
+      const [node] = t.cluster.nodeIds();
+      if (node === undefined) throw new Error('no broker to kill');
+      await t.cluster.killNode(node);
+      await sleep(DOWN_MS);
+      await t.cluster.startNode(node);
+      return;
+    }
+    case 'clickhouse-kill-9':
+      await t.clickhouse.kill();
+      await sleep(DOWN_MS);
+      await t.clickhouse.restart();
+      return;
+  }
+}
