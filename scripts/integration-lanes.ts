@@ -40,6 +40,7 @@ export const LANES: Readonly<Record<string, Lane>> = {
   'test/integration/pipeline/collector-kill.test.ts': 'pipeline',
   'test/integration/pipeline/end-to-end.test.ts': 'pipeline',
   'test/integration/pipeline/hostile-lines.test.ts': 'pipeline',
+  'test/integration/verify/pipeline-accounting.test.ts': 'pipeline',
   // The default `hamstring.delivery-attempts` topic, which resetBroker() deletes.
   'test/integration/app/run-stages.test.ts': 'pipeline',
   'test/integration/app/run-example.test.ts': 'pipeline',

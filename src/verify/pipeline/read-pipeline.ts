@@ -105,20 +105,31 @@ async function readTopics(
     admin.close();
   }
   const reader = await openChangelogReader({ bootstrapServers: bootstrap, clientId, timeoutMs: 30_000 });
+  const last = new Map<string, number>();
   try {
     await reader.read(
       ranges,
       (records) => {
-        for (const r of records) onRecord(r);
+        for (const r of records) {
+          last.set(`${r.topic}[${r.partition}]`, r.offset);
+          onRecord(r);
+        }
       },
       AbortSignal.timeout(timeoutMs),
     );
   } catch (e) {
-    if (e instanceof Error && e.name === 'TimeoutError')
+    if (e instanceof Error && e.name === 'TimeoutError') {
+      const short = ranges
+        .filter((r) => (last.get(`${r.topic}[${r.partition}]`) ?? r.from - 1) < r.until - 2)
+        .map(
+          (r) =>
+            `${r.topic}[${r.partition}] read to ${last.get(`${r.topic}[${r.partition}]`) ?? 'nothing'} of ${r.from}..${r.until}`,
+        );
       throw new PipelineReadError(
-        `the pipeline topics did not reach their high watermarks within ${timeoutMs} ms: a transaction still open?`,
+        `the pipeline topics did not reach their high watermarks within ${timeoutMs} ms (a transaction still open?): ${short.join(', ') || 'each within a commit marker of its end'}`,
         { cause: e },
       );
+    }
     throw e;
   } finally {
     await reader.close();
