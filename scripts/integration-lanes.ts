@@ -70,6 +70,7 @@ export const LANES: Readonly<Record<string, Lane>> = {
   'test/integration/dev/local-clickhouse.test.ts': 'own',
   'test/integration/runtime/authorization.test.ts': 'own',
   'test/integration/verify/network-cut.test.ts': 'own',
+  'test/integration/verify/pipeline-verify.test.ts': 'own',
   'test/integration/verify/verify-smoke.test.ts': 'own',
   'test/integration/runtime/abandoned-producer-exit.test.ts': 'own',
   'test/integration/runtime/broker-down-readiness.test.ts': 'own',
@@ -97,6 +98,7 @@ export const HEAVY: ReadonlySet<string> = new Set([
   'test/integration/sensors/resolver-demo.test.ts',
   'test/integration/state/exactly-once-state.test.ts',
   'test/integration/verify/network-cut.test.ts',
+  'test/integration/verify/pipeline-verify.test.ts',
   'test/integration/verify/verify-smoke.test.ts',
 ]);
 export const MAX_HEAVY = 3;

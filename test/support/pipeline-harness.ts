@@ -8,6 +8,7 @@ import type { FetchedRecord } from '../../src/kafka/records.ts';
 import { silentLogger } from '../../src/observability/logger.ts';
 import type { Stage } from '../../src/runtime/stage.ts';
 import { uniqueGroup } from '../helpers/names.ts';
+import { retryingTransient } from '../helpers/transient.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { checkOutput, isExactlyOnce, type OutputVerdict } from '../../src/verify/check.ts';
 
@@ -36,7 +37,15 @@ export async function createTopics(
 ): Promise<void> {
   const admin = createAdmin(bootstrap);
   try {
-    await admin.createTopics(topics.map((topic) => ({ topic, partitions, replicationFactor: rf })));
+    // Right after a broker pause or restart its controller may not answer within one call.
+    await retryingTransient(
+      () =>
+        admin.createTopics(
+          topics.map((topic) => ({ topic, partitions, replicationFactor: rf })),
+          10_000,
+        ),
+      60_000,
+    );
     // The broker answers before its metadata lists the topics; code under test that looks them up
     // at once would otherwise see them missing (and, e.g., create a changelog that already exists).
     await waitFor(
@@ -156,20 +165,6 @@ export async function committedMatchesEnd(
       .map((m) => `${m.partition}: committed ${byPart.get(m.partition)} high ${m.high}`)
       .join(', '),
   };
-}
-
-/** `fn` again while it fails with a transport or retriable Kafka error, for up to 30 s. */
-async function retryingTransient<T>(fn: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (e) {
-      const transient = e instanceof KafkaError && (e.kind === 'transport' || e.kind === 'retriable');
-      if (!transient || Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
 }
 
 /** Asserts the exactly-once invariants of a pass-through run over seeds 0..expected-1. */

@@ -7,7 +7,7 @@ import { intOption, stringOption } from '../options.ts';
 /** Exit code when a seed found lines lost or doubled, or other hosts alerted (as for the runtime's verify). */
 const VIOLATION = 4;
 /** Base ports of the run's own broker and ClickHouse, apart from `hamstring up`'s and the tests'. */
-const DEFAULT_PORT = 24092;
+const DEFAULT_PORT = 25092;
 
 function seedsOf(raw: string | undefined): number[] {
   if (raw === undefined) return [1];

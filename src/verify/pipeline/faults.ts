@@ -1,8 +1,14 @@
 import { mulberry32 } from '../random.ts';
 
 /** The faults a pipeline run injects. */
-export type PipelineFaultKind =
-  'stage-kill-9' | 'stage-sigstop' | 'agent-kill-9' | 'broker-kill-9' | 'clickhouse-kill-9';
+export const FAULT_KINDS = [
+  'stage-kill-9',
+  'stage-sigstop',
+  'agent-kill-9',
+  'broker-kill-9',
+  'clickhouse-kill-9',
+] as const;
+export type PipelineFaultKind = (typeof FAULT_KINDS)[number];
 
 export interface PlannedFault {
   readonly kind: PipelineFaultKind;

@@ -43,6 +43,8 @@ export interface PipelineRunReport {
   readonly seed: number;
   readonly faulted: boolean;
   readonly lines: number;
+  /** Of them, the hostile lines the collector must reject. */
+  readonly invalidLines: number;
   readonly infectedHosts: readonly string[];
   readonly faults: readonly InjectedFault[];
   /** Whether the pipeline went idle after the feed and the faults (else it is stuck somewhere). */
@@ -109,6 +111,7 @@ export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunRep
       seed: o.seed,
       faulted: o.faults,
       lines: traffic.lines.length,
+      invalidLines: traffic.lines.filter((l) => !l.valid).length,
       infectedHosts: traffic.truth
         .filter((h) => h.role !== 'benign')
         .map((h) => h.ip)

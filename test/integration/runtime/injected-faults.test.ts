@@ -6,6 +6,7 @@ import { defaultClients } from '../../../src/runtime/kafka-session.ts';
 import { strandedError } from '../../../src/kafka/stranded-client.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { uniqueTopic, uniqueGroup } from '../../helpers/names.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import {
   assertExactlyOnce,
@@ -21,7 +22,16 @@ before(async () => {
 });
 
 /** Runs a pass-through worker whose Kafka port fails as the rules say; returns it after exactly-once holds. */
-async function runWith(rules: FaultRule[], name: string, clients = defaultClients) {
+/**
+ * The pass-through run of 600 records with `rules` injected, checked exactly once; with `until`, the
+ * worker also runs on until it holds (a fault timed by the clock rather than by a call).
+ */
+async function runWith(
+  rules: FaultRule[],
+  name: string,
+  clients = defaultClients,
+  until?: { holds: () => boolean; what: string },
+) {
   const input = uniqueTopic(`${name}-in`);
   const output = uniqueTopic(`${name}-out`);
   const group = uniqueGroup(name);
@@ -40,6 +50,7 @@ async function runWith(rules: FaultRule[], name: string, clients = defaultClient
   await w.start();
   try {
     await assertExactlyOnce(bootstrap, { input, output, group, expected: 600 });
+    if (until) await waitFor(until.holds, { timeoutMs: 60_000, message: until.what });
   } finally {
     await w.stop();
   }
@@ -130,15 +141,21 @@ describe('recovery from errors injected at the Kafka port (real broker)', () => 
     // A real fenced broker strands only the odd client (test/integration/kafka/stranded-clients);
     // here the first consumer reports it as the stranded-client watch would, while it holds work.
     let consumers = 0;
-    const { by } = await runWith([], 'stranded', {
-      ...defaultClients,
-      consumer: (settings, listener, onError, log) => {
-        consumers += 1;
-        const c = defaultClients.consumer(settings, listener, onError, log);
-        if (consumers === 1) setTimeout(() => onError(strandedError('client')), 1_500);
-        return c;
+    const { by } = await runWith(
+      [],
+      'stranded',
+      {
+        ...defaultClients,
+        consumer: (settings, listener, onError, log) => {
+          consumers += 1;
+          const c = defaultClients.consumer(settings, listener, onError, log);
+          if (consumers === 1) setTimeout(() => onError(strandedError('client')), 1_500);
+          return c;
+        },
       },
-    });
+      // The 600 records may all be through before the report comes 1.5 s after the first consumer.
+      { holds: () => consumers >= 2, what: 'the stranded consumer replaced' },
+    );
     assert.equal(by('transport', 'reconnect'), 1);
     assert.equal(consumers, 2, 'one replacement consumer');
   });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
 import { createAdmin } from '../../../src/kafka/admin.ts';
-import { KafkaError } from '../../../src/kafka/kafka-error.ts';
+import { retryingTransient } from '../../helpers/transient.ts';
 import { createProducer, type ProducerPort } from '../../../src/kafka/producer.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { systemClock } from '../../../src/runtime/clock.ts';
@@ -42,19 +42,19 @@ function engine(input: string, group: string, instance: string, registry = new R
  * reconnect loop.
  */
 async function prepared(e: StateEngine): Promise<StateEngine> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const admin = createAdmin(bootstrap);
-    try {
-      await e.prepare(admin);
-      return e;
-    } catch (err) {
-      if (!(err instanceof KafkaError && err.kind === 'retriable') || Date.now() > deadline) throw err;
-    } finally {
-      admin.close();
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  return retryingTransient(
+    async () => {
+      const admin = createAdmin(bootstrap);
+      try {
+        await e.prepare(admin);
+        return e;
+      } finally {
+        admin.close();
+      }
+    },
+    20_000,
+    250,
+  );
 }
 
 async function txProducer(): Promise<ProducerPort> {

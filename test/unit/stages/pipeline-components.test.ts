@@ -4,7 +4,11 @@ import { describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { AT_LEAST_ONCE_KINDS } from '../../../src/app/builtin-stages.ts';
 import { groundTruth } from '../../../src/app/demo.ts';
-import { componentStage, pipelineComponents, selectComponent } from '../../../src/stages/pipeline-components.ts';
+import {
+  componentStage,
+  pipelineComponents,
+  selectComponent,
+} from '../../../src/stages/pipeline-components.ts';
 import { validateConfig, type HamstringConfig } from '../../../src/config/index.ts';
 import type { Stage } from '../../../src/runtime/index.ts';
 
