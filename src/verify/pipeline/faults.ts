@@ -20,6 +20,8 @@ export interface PlannedFault {
 
 /** A fault as it happened: when, how long its action took, and what went wrong doing it. */
 export interface InjectedFault extends PlannedFault {
+  /** When it really began, after the feed began (ms): later than planned when the one before took long. */
+  readonly atActualMs: number;
   readonly injectedAt: number;
   readonly restoredAt: number;
   readonly error?: string;

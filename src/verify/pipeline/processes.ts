@@ -75,8 +75,10 @@ export class PipelineProcesses {
     });
     live.add(child);
     this.#children.set(label, child);
-    child.stdout.pipe(this.#log, { end: false });
-    child.stderr.pipe(this.#log, { end: false });
+    // Written, not piped: a pipe per stream and restart piles listeners on the one log stream.
+    const write = (chunk: Buffer) => void this.#log.write(chunk);
+    child.stdout.on('data', write);
+    child.stderr.on('data', write);
     child.once('exit', (code, signal) => {
       live.delete(child);
       if (!this.#expected.has(child)) this.unexpectedExits.push({ label, code, signal, at: Date.now() });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { LocalClickHouse } from '../../dev/clickhouse-server.ts';
 import { LocalKafkaCluster } from '../../dev/kafka-cluster.ts';
 import { createAdmin, type AdminPort } from '../../kafka/admin.ts';
+import { monitoringTopic } from '../../monitoring/events.ts';
 import { pipelineComponents } from '../../stages/index.ts';
 import { feedLines, verifyTraffic, type TrafficShape } from './feed.ts';
 import { faultSchedule, type InjectedFault, type PlannedFault } from './faults.ts';
@@ -17,11 +18,13 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /** Past the config's session timeout (6 s): the stopped stage's partitions move to nobody, then back. */
 const SIGSTOP_MS = 10_000;
+/** At least this long between the end of one fault and the next, so that each meets a pipeline at work. */
+const FAULT_GAP_MS = 2_000;
 /** How long a killed broker or ClickHouse stays down. */
 const DOWN_MS = 3_000;
 /** No topic grew this long: the pipeline is idle (longer than any timer of the run's config). */
 const QUIET_MS = 15_000;
-const DRAIN_TIMEOUT_MS = 600_000;
+const DRAIN_TIMEOUT_MS = 300_000;
 
 export interface PipelineRunOptions {
   readonly seed: number;
@@ -100,7 +103,8 @@ export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunRep
       injectAll(planned, feedStart, { processes, cluster, clickhouse: o.clickhouse, log: o.log }),
     ]);
     o.log(`seed ${o.seed}: fed; waiting until the pipeline is idle`);
-    const wentQuiet = await waitQuiet(admin, QUIET_MS, Date.now() + DRAIN_TIMEOUT_MS);
+    const clock = new Set([monitoringTopic('fill_levels')]);
+    const wentQuiet = await waitQuiet(admin, QUIET_MS, Date.now() + DRAIN_TIMEOUT_MS, clock);
     await processes.stopAll();
     const read = await readPipeline({ config, database: o.database });
     const accounting = accountLines(
@@ -154,8 +158,9 @@ async function injectAll(
   t: FaultTargets,
 ): Promise<InjectedFault[]> {
   const done: InjectedFault[] = [];
+  let lastEnd = 0;
   for (const f of planned) {
-    const wait = from + f.atMs - Date.now();
+    const wait = Math.max(from + f.atMs, lastEnd + FAULT_GAP_MS) - Date.now();
     if (wait > 0) await sleep(wait);
     const injectedAt = Date.now();
     t.log(`fault ${f.kind} ${f.target} at +${((injectedAt - from) / 1000).toFixed(1)} s`);
@@ -165,7 +170,14 @@ async function injectAll(
     } catch (e) {
       error = e instanceof Error ? e.message : String(e);
     }
-    done.push({ ...f, injectedAt, restoredAt: Date.now(), ...(error === undefined ? {} : { error }) });
+    lastEnd = Date.now();
+    done.push({
+      ...f,
+      atActualMs: injectedAt - from,
+      injectedAt,
+      restoredAt: lastEnd,
+      ...(error === undefined ? {} : { error }),
+    });
   }
   return done;
 }

@@ -112,11 +112,19 @@ export function pipelineVerdictText(v: PipelineVerdict): string {
     const fates = Object.entries(a.fates)
       .map(([k, n]) => `${k} ${n}`)
       .join(', ');
+    const paths = a.paths
+      .map(
+        (p) =>
+          `    - ${p.path}: ${Object.entries(p.fates)
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')}; lost ${p.lost.length}`,
+      )
+      .join('\n');
     return (
       `${r.lines} lines: ${fates}; lost ${a.lost.length}, in two batches ${a.inTwoBatches.length}, ` +
       `batches inspected twice ${a.batchesInspectedTwice.length}, alerts twice ${a.alertsTwice.length}, ` +
       `monitoring rows missing ${a.monitoringMissing.length} / twice ${a.monitoringTwice.length}; ` +
-      `alerted hosts ${a.alertedHosts.join(', ') || 'none'} (${(r.durationMs / 1000).toFixed(0)} s)`
+      `alerted hosts ${a.alertedHosts.join(', ') || 'none'} (${(r.durationMs / 1000).toFixed(0)} s)\n${paths}`
     );
   };
   return [
@@ -125,7 +133,7 @@ export function pipelineVerdictText(v: PipelineVerdict): string {
     '## Faults injected',
     ...v.faulted.faults.map(
       (f) =>
-        `- +${(f.atMs / 1000).toFixed(0)} s ${f.kind} ${f.target}, ` +
+        `- +${(f.atActualMs / 1000).toFixed(1)} s ${f.kind} ${f.target}, ` +
         `${((f.restoredAt - f.injectedAt) / 1000).toFixed(1)} s${f.error ? ` (FAILED: ${f.error})` : ''}`,
     ),
     '',

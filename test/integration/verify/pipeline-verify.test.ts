@@ -8,7 +8,7 @@ import { longOr } from '../../helpers/long-run.ts';
 
 /** The short variant of `hamstring verify --pipeline`: fewer hosts and seconds of traffic, one seed. */
 const TRAFFIC = longOr(
-  { hosts: 24, rate: 60, durationSeconds: 45, hostileEvery: 20 },
+  { hosts: 24, rate: 60, durationSeconds: 30, hostileEvery: 20 },
   { hosts: 40, rate: 100, durationSeconds: 120, hostileEvery: 20 },
 );
 

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { FAULT_KINDS, faultSchedule } from '../../../../src/verify/pipeline/faults.ts';
+
+const STAGES = ['logserver', 'collector dga_collector', 'prefilter dga_prefilter', 'detector dga_detector'];
+
+describe('the pipeline fault schedule of a seed', () => {
+  test('kills every stage once, stops one, kills the agent, the broker and ClickHouse: every kind', () => {
+    const s = faultSchedule(3, STAGES, 60_000);
+    const kills = s.filter((f) => f.kind === 'stage-kill-9').map((f) => f.target);
+    assert.deepEqual([...kills].sort(), [...STAGES].sort());
+    const stopped = s.filter((f) => f.kind === 'stage-sigstop');
+    assert.equal(stopped.length, 1);
+    assert.ok(STAGES.includes(stopped[0]?.target ?? ''));
+    assert.deepEqual([...new Set(s.map((f) => f.kind))].sort(), [...FAULT_KINDS].sort());
+  });
+
+  test('spreads the faults evenly inside the feed, in time order', () => {
+    const s = faultSchedule(3, STAGES, 60_000);
+    const times = s.map((f) => f.atMs);
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => a - b),
+    );
+    assert.ok(times.every((t) => t > 0 && t < 60_000));
+    const gaps = times.slice(1).map((t, i) => t - (times[i] ?? 0));
+    assert.ok(Math.max(...gaps) - Math.min(...gaps) <= 1, `even gaps: ${gaps.join(', ')}`);
+  });
+
+  test('the same seed gives the same schedule; other seeds other orders', () => {
+    assert.deepEqual(faultSchedule(5, STAGES, 30_000), faultSchedule(5, STAGES, 30_000));
+    const orders = new Set(
+      [1, 2, 3, 4, 5].map((seed) =>
+        faultSchedule(seed, STAGES, 30_000)
+          .map((f) => `${f.kind}:${f.target}`)
+          .join('|'),
+      ),
+    );
+    assert.ok(orders.size >= 4, `${orders.size} distinct orders of 5 seeds`);
+  });
+});
