@@ -103,8 +103,10 @@ export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunRep
       injectAll(planned, feedStart, { processes, cluster, clickhouse: o.clickhouse, log: o.log }),
     ]);
     o.log(`seed ${o.seed}: fed; waiting until the pipeline is idle`);
-    const clock = new Set([monitoringTopic('fill_levels')]);
-    const wentQuiet = await waitQuiet(admin, QUIET_MS, Date.now() + DRAIN_TIMEOUT_MS, clock);
+    const samples = monitoringTopic('fill_levels');
+    const wentQuiet = await waitQuiet(admin, QUIET_MS, Date.now() + DRAIN_TIMEOUT_MS, (all) =>
+      all.filter((t) => !t.startsWith('__') && t !== samples),
+    );
     await processes.stopAll();
     const read = await readPipeline({ config, database: o.database });
     const accounting = accountLines(
