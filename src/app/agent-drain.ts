@@ -1,4 +1,5 @@
 import { createAdmin } from '../kafka/admin.ts';
+import { openChangelogReader } from '../kafka/changelog-reader.ts';
 import type { TopicPartitionOffset } from '../kafka/records.ts';
 import { MONITORING_TOPIC_PREFIX } from '../monitoring/events.ts';
 import { TABLES } from '../monitoring/tables.ts';
@@ -43,6 +44,11 @@ export class QuietWatch {
 
   constructor(private readonly quietMs: number) {}
 
+  /** Starts the quiet spell over. */
+  reset(): void {
+    this.#key = undefined;
+  }
+
   /** True once `behind` has been the same for `quietMs`. */
   quiet(behind: readonly PartitionProgress[], now: number): boolean {
     const key = behind.map((p) => `${p.topic}\u0000${p.partition}\u0000${p.committed}`).join('\n');
@@ -59,7 +65,9 @@ export class QuietWatch {
  * Waits until the monitoring agent's group has committed every monitoring row written so far, so
  * that ClickHouse holds them; call it after the stages stopped. A partition ending in an aborted
  * transaction (a stage stopped mid-batch) never reaches its end: it counts as drained once it
- * stood still for `quietMs` (see {@link QuietWatch}). Gives up at `timeoutMs` or when `signal` aborts.
+ * stood still for `quietMs` (see {@link QuietWatch}) and a read_committed read of its tail finds no
+ * row (an agent busy inserting a large batch stands still too, with rows left). Gives up at
+ * `timeoutMs` or when `signal` aborts.
  */
 export async function drainMonitoringAgent(o: {
   bootstrap: string;
@@ -80,8 +88,14 @@ export async function drainMonitoringAgent(o: {
   try {
     for (;;) {
       behind = partitionsBehind(await progressOf(admin, o.groupId ?? 'monitoring.agent', topics));
-      if (behind.length === 0 || watch.quiet(behind, Date.now()))
-        return { drained: true, behind, waitedMs: Date.now() - began };
+      if (behind.length === 0) return { drained: true, behind, waitedMs: Date.now() - began };
+      // Standing still is not enough: an agent inserting a large batch into ClickHouse commits
+      // nothing for a while either. Only a tail with no committed row left is done.
+      if (watch.quiet(behind, Date.now())) {
+        if (await onlyAbortedTails(o.bootstrap, behind))
+          return { drained: true, behind, waitedMs: Date.now() - began };
+        watch.reset();
+      }
       if (Date.now() - began >= o.timeoutMs || o.signal?.aborted === true) break;
       await new Promise((resolve) => setTimeout(resolve, o.pollMs ?? 500));
     }
@@ -113,4 +127,39 @@ async function progressOf(
         committed: committed.get(`${topic}\u0000${w.partition}`) ?? -1,
       });
   return out;
+}
+
+/** How long the check of the tails may read: a partition still in an open transaction never ends. */
+const TAIL_READ_MS = 5_000;
+
+/**
+ * Whether every partition behind holds nothing a read_committed consumer gets between the group's
+ * committed offset and its end: its tail is aborted rows and markers, never to be copied. A tail
+ * that still holds committed rows (the agent not done with them) or cannot be read to its end in
+ * time (a transaction still open) is not.
+ */
+async function onlyAbortedTails(bootstrap: string, behind: readonly PartitionProgress[]): Promise<boolean> {
+  const reader = await openChangelogReader({
+    bootstrapServers: bootstrap,
+    clientId: 'hamstring-agent-drain-tail',
+    timeoutMs: TAIL_READ_MS,
+  });
+  let rows = 0;
+  try {
+    await reader.read(
+      behind.map((p) => ({
+        topic: p.topic,
+        partition: p.partition,
+        from: Math.max(p.committed, p.low),
+        until: p.high,
+      })),
+      (records) => (rows += records.length),
+      AbortSignal.timeout(TAIL_READ_MS),
+    );
+    return rows === 0;
+  } catch {
+    return false;
+  } finally {
+    await reader.close();
+  }
 }
