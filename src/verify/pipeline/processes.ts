@@ -49,6 +49,8 @@ export class PipelineProcesses {
   ) {
     for (const s of specs) this.#specs.set(s.label, s);
     this.#log = createWriteStream(logFile, { flags: 'a' });
+    // The log is a diagnostic: a full disk must not end the verification.
+    this.#log.on('error', () => undefined);
   }
 
   labels(): string[] {
@@ -76,7 +78,8 @@ export class PipelineProcesses {
     live.add(child);
     this.#children.set(label, child);
     // Written, not piped: a pipe per stream and restart piles listeners on the one log stream.
-    const write = (chunk: Buffer) => void this.#log.write(chunk);
+    // A child's last output may come after its exit, and after stopAll ended the log.
+    const write = (chunk: Buffer) => void (this.#log.writableEnded || this.#log.write(chunk));
     child.stdout.on('data', write);
     child.stderr.on('data', write);
     child.once('exit', (code, signal) => {
@@ -114,8 +117,19 @@ export class PipelineProcesses {
     this.#children.get(label)?.kill(signal);
   }
 
+  /** SIGTERM to every stage, then to the agent: rows of the stages' last transactions get copied. */
   async stopAll(): Promise<void> {
-    await Promise.all(this.labels().map((l) => this.stop(l, 'SIGTERM')));
-    this.#log.end();
+    const agent = (l: string) => this.#specs.get(l)?.args[0] === 'monitoring';
+    await Promise.all(
+      this.labels()
+        .filter((l) => !agent(l))
+        .map((l) => this.stop(l, 'SIGTERM')),
+    );
+    await Promise.all(
+      this.labels()
+        .filter(agent)
+        .map((l) => this.stop(l, 'SIGTERM')),
+    );
+    if (!this.#log.writableEnded) this.#log.end();
   }
 }
