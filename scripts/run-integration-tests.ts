@@ -78,6 +78,11 @@ const LONG_ONLY: readonly string[] = [
   // warnings reordered within the lateness); end-to-end and collector-kill prove the alerts through
   // the real pipeline.
   'test/integration/pipeline/replay-speed.test.ts',
+  // The whole pipeline as eleven processes, twice (with and without faults): about 4 min of both
+  // cores, which slowed every file beside it. The accounting it rests on runs in the default suite
+  // on a fault-free pipeline (verify/pipeline-accounting.test.ts); `hamstring verify --pipeline`
+  // runs it for any seed.
+  'test/integration/verify/pipeline-verify.test.ts',
 ];
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 

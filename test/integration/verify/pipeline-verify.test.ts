@@ -6,10 +6,13 @@ import { FAULT_KINDS } from '../../../src/verify/pipeline/faults.ts';
 import { pipelineVerdictText, verifyPipeline } from '../../../src/verify/pipeline/verify-pipeline.ts';
 import { longOr } from '../../helpers/long-run.ts';
 
-/** The short variant of `hamstring verify --pipeline`: fewer hosts and seconds of traffic, one seed. */
+/**
+ * `hamstring verify --pipeline --seed 1` in `npm run test:long` (scripts/run-integration-tests.ts,
+ * LONG_ONLY), on 30 s of traffic when the file is named alone.
+ */
 const TRAFFIC = longOr(
   { hosts: 24, rate: 60, durationSeconds: 30, hostileEvery: 20 },
-  { hosts: 40, rate: 100, durationSeconds: 120, hostileEvery: 20 },
+  { hosts: 40, rate: 100, durationSeconds: 60, hostileEvery: 20 },
 );
 
 test(`hamstring verify --pipeline --seed 1 (${TRAFFIC.durationSeconds} s of traffic): every line in exactly one fate through kill -9 of every stage and the agent, a SIGSTOP, broker and ClickHouse kill -9; the same hosts alerted as without faults`, async () => {
