@@ -11,7 +11,7 @@ import {
   type ClickHouseUnavailable,
 } from '../monitoring/clickhouse-connection.ts';
 import { clickHouseSinkStage, type SinkHooks } from '../monitoring/clickhouse-sink.ts';
-import { MONITORING_TOPIC_PREFIX } from '../monitoring/events.ts';
+import { monitoringTopicNames } from '../monitoring/topics.ts';
 import { MonitoringMetrics } from '../monitoring/monitoring-metrics.ts';
 import { TABLES, type TableDef } from '../monitoring/tables.ts';
 import {
@@ -336,11 +336,5 @@ export function agentKafkaNames(
   o: Pick<MonitoringAgentOptions, 'groupId' | 'topicPrefix' | 'deadLetterTopic'> = {},
   tables: readonly TableDef[] = TABLES,
 ): { groupId: string; prefix: string; deadLetterTopic: string; inputs: string[] } {
-  const prefix = o.topicPrefix ?? MONITORING_TOPIC_PREFIX;
-  return {
-    groupId: o.groupId ?? 'monitoring.agent',
-    prefix,
-    deadLetterTopic: o.deadLetterTopic ?? `${prefix}dlt`,
-    inputs: tables.map((t) => `${prefix}${t.name}`),
-  };
+  return { groupId: o.groupId ?? 'monitoring.agent', ...monitoringTopicNames({ ...o, tables }) };
 }

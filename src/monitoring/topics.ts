@@ -15,10 +15,22 @@ export interface MonitoringTopicsOptions {
   replicationFactor?: number;
 }
 
-/** The topics the agent consumes (`<prefix><table>`) and its dead-letter topic. */
-export function monitoringTopics(o: MonitoringTopicsOptions = {}): string[] {
+/** The topics' prefix, the topics the agent consumes (`<prefix><table>`) and its dead-letter topic. */
+export function monitoringTopicNames(
+  o: Pick<MonitoringTopicsOptions, 'topicPrefix' | 'tables' | 'deadLetterTopic'> = {},
+): { prefix: string; inputs: string[]; deadLetterTopic: string } {
   const prefix = o.topicPrefix ?? MONITORING_TOPIC_PREFIX;
-  return [...(o.tables ?? TABLES).map((t) => `${prefix}${t.name}`), o.deadLetterTopic ?? `${prefix}dlt`];
+  return {
+    prefix,
+    inputs: (o.tables ?? TABLES).map((t) => `${prefix}${t.name}`),
+    deadLetterTopic: o.deadLetterTopic ?? `${prefix}dlt`,
+  };
+}
+
+/** The topics the agent consumes and its dead-letter topic, in one list. */
+export function monitoringTopics(o: MonitoringTopicsOptions = {}): string[] {
+  const names = monitoringTopicNames(o);
+  return [...names.inputs, names.deadLetterTopic];
 }
 
 /**
