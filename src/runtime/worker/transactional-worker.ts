@@ -182,8 +182,8 @@ export class TransactionalWorker {
     const ctx = this.#ctx;
     // Fake clusters (tests on fakes) bring their own admin and have no address to check.
     if (!ctx.o.clients?.admin) await this.#preflight();
-    const deferred = await this.#checkOrDefer();
-    if (deferred === 'stopped' || (!deferred && (await this.#startClients()) === 'stopped')) {
+    const checks = await this.#checkOrDefer();
+    if (checks === 'stopped' || (checks === 'passed' && (await this.#startClients()) === 'stopped')) {
       this.#running = Promise.resolve();
       return;
     }
@@ -196,13 +196,13 @@ export class TransactionalWorker {
    * Runs the start-up checks (and store preparation). A reason to stop fails the worker ('stopped').
    * When Kafka cannot be asked (unreachable, a leader election under way), the checks move into the
    * reconnect loop, which runs them before it starts the clients: start() resolves at once, the
-   * worker not ready and saying why, instead of waiting or rejecting. True when deferred.
+   * worker not ready and saying why, instead of waiting or rejecting ('deferred').
    */
-  async #checkOrDefer(): Promise<boolean | 'stopped'> {
+  async #checkOrDefer(): Promise<'passed' | 'deferred' | 'stopped'> {
     const ctx = this.#ctx;
     try {
       const stopped = await this.#startupChecks();
-      if (stopped === undefined) return false;
+      if (stopped === undefined) return 'passed';
       fail(ctx, stopped);
       return 'stopped';
     } catch (e) {
@@ -218,7 +218,7 @@ export class TransactionalWorker {
       );
       ctx.session.prepareFirst(() => this.#startupChecks());
       this.#recovery.defer(err, plan);
-      return true;
+      return 'deferred';
     }
   }
 
