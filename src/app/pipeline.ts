@@ -2,7 +2,7 @@ import { bootstrapServers, type HamstringConfig } from '../config/index.ts';
 import { ensureMonitoringTopics } from '../monitoring/topics.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Stage } from '../runtime/index.ts';
-import { drainMonitoringAgent, type DrainResult } from './agent-drain.ts';
+import { drainMonitoringAgent, type DrainResult } from '../monitoring/agent-drain.ts';
 import { AT_LEAST_ONCE_KINDS, buildComponentStage } from './builtin-stages.ts';
 import {
   startMonitoringAgent,

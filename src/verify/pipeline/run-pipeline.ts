@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { LocalClickHouse } from '../../dev/clickhouse-server.ts';
 import { LocalKafkaCluster } from '../../dev/kafka-cluster.ts';
 import { createAdmin, type AdminPort } from '../../kafka/admin.ts';
+import { drainMonitoringAgent } from '../../monitoring/agent-drain.ts';
 import { monitoringTopic } from '../../monitoring/events.ts';
 import { pipelineComponents } from '../../stages/index.ts';
 import { feedLines, verifyTraffic, type TrafficShape } from './feed.ts';
@@ -52,6 +53,8 @@ export interface PipelineRunReport {
   readonly faults: readonly InjectedFault[];
   /** Whether the pipeline went idle after the feed and the faults (else it is stuck somewhere). */
   readonly wentQuiet: boolean;
+  /** Partitions whose rows the agent had not all copied at the deadline (empty: it had). */
+  readonly agentBehind: readonly string[];
   readonly unexpectedExits: readonly { label: string; code: number | null; signal: string | null }[];
   readonly accounting: LineAccounting;
   readonly durationMs: number;
@@ -104,9 +107,18 @@ export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunRep
     ]);
     o.log(`seed ${o.seed}: fed; waiting until the pipeline is idle`);
     const samples = monitoringTopic('fill_levels');
-    const wentQuiet = await waitQuiet(admin, QUIET_MS, Date.now() + DRAIN_TIMEOUT_MS, (all) =>
+    const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+    const topicsStill = await waitQuiet(admin, QUIET_MS, deadline, (all) =>
       all.filter((t) => !t.startsWith('__') && t !== samples),
     );
+    // The agent writes to ClickHouse, not to a topic: one retrying an insert (ClickHouse restarted a
+    // moment ago) leaves every topic still. Its group's offsets tell when it copied every row.
+    const agent = await drainMonitoringAgent({
+      bootstrap: cluster.bootstrapServers,
+      timeoutMs: Math.max(30_000, deadline - Date.now()),
+    });
+    const wentQuiet = topicsStill;
+    const agentBehind = agent.drained ? [] : agent.behind.map((p) => `${p.topic}:${p.partition}`);
     await processes.stopAll();
     const read = await readPipeline({ config, database: o.database });
     const accounting = accountLines(
@@ -124,6 +136,7 @@ export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunRep
         .sort(),
       faults,
       wentQuiet,
+      agentBehind,
       unexpectedExits: processes.unexpectedExits,
       accounting,
       durationMs: Date.now() - began,

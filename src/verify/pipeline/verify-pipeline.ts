@@ -71,6 +71,11 @@ function runProblems(name: string, r: PipelineRunReport): string[] {
   return [
     ...r.accounting.problems.map((p) => `${name}: ${p}`),
     ...(r.wentQuiet ? [] : [`${name}: the pipeline never went idle (stuck, or still busy at the deadline)`]),
+    ...(r.agentBehind.length === 0
+      ? []
+      : [
+          `${name}: the monitoring agent had not copied every row at the deadline: ${r.agentBehind.join(', ')}`,
+        ]),
     ...r.unexpectedExits.map(
       (e) => `${name}: ${e.label} exited by itself (code ${e.code}, signal ${e.signal})`,
     ),

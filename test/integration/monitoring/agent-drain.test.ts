@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { drainMonitoringAgent } from '../../../src/app/agent-drain.ts';
+import { drainMonitoringAgent } from '../../../src/monitoring/agent-drain.ts';
 import { createConsumer } from '../../../src/kafka/consumer.ts';
 import { createProducer } from '../../../src/kafka/producer.ts';
 import { TABLES } from '../../../src/monitoring/tables.ts';

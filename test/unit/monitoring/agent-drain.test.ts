@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { partitionsBehind, QuietWatch, type PartitionProgress } from '../../../src/app/agent-drain.ts';
+import { partitionsBehind, QuietWatch, type PartitionProgress } from '../../../src/monitoring/agent-drain.ts';
 
 const p = (low: number, high: number, committed: number, partition = 0): PartitionProgress => ({
   topic: 'clickhouse_alerts',

@@ -1,8 +1,8 @@
 import { createAdmin } from '../kafka/admin.ts';
 import { openChangelogReader } from '../kafka/changelog-reader.ts';
 import type { TopicPartitionOffset } from '../kafka/records.ts';
-import { MONITORING_TOPIC_PREFIX } from '../monitoring/events.ts';
-import { TABLES } from '../monitoring/tables.ts';
+import { MONITORING_TOPIC_PREFIX } from './events.ts';
+import { TABLES } from './tables.ts';
 
 /** A partition's offsets: the log's start and end, and the group's committed offset (negative: none). */
 export interface PartitionProgress {
