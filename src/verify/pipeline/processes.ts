@@ -117,17 +117,25 @@ export class PipelineProcesses {
     this.#children.get(label)?.kill(signal);
   }
 
-  /** SIGTERM to every stage, then to the agent: rows of the stages' last transactions get copied. */
-  async stopAll(): Promise<void> {
-    const agent = (l: string) => this.#specs.get(l)?.args[0] === 'monitoring';
+  /** SIGTERM to every stage (their last transactions commit); the agent runs on. */
+  async stopStages(): Promise<void> {
     await Promise.all(
       this.labels()
-        .filter((l) => !agent(l))
+        .filter((l) => !this.#isAgent(l))
         .map((l) => this.stop(l, 'SIGTERM')),
     );
+  }
+
+  #isAgent(label: string): boolean {
+    return this.#specs.get(label)?.args[0] === 'monitoring';
+  }
+
+  /** SIGTERM to every stage, then to the agent: rows of the stages' last transactions get copied. */
+  async stopAll(): Promise<void> {
+    await this.stopStages();
     await Promise.all(
       this.labels()
-        .filter(agent)
+        .filter((l) => this.#isAgent(l))
         .map((l) => this.stop(l, 'SIGTERM')),
     );
     if (!this.#log.writableEnded) this.#log.end();

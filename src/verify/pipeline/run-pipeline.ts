@@ -113,6 +113,8 @@ export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunRep
     );
     // The agent writes to ClickHouse, not to a topic: one retrying an insert (ClickHouse restarted a
     // moment ago) leaves every topic still. Its group's offsets tell when it copied every row.
+    // Once the stages stopped writing: their fill-level samples never stand still.
+    await processes.stopStages();
     const agent = await drainMonitoringAgent({
       bootstrap: cluster.bootstrapServers,
       timeoutMs: Math.max(30_000, deadline - Date.now()),
