@@ -81,9 +81,10 @@ describe('draining the monitoring agent (real broker)', () => {
       pollMs: 200,
     });
     assert.equal(r.drained, false, JSON.stringify(r));
+    // Nothing committed: librdkafka's invalid offset.
     assert.deepEqual(
-      r.behind.map((p) => [p.topic, p.committed]),
-      [[w.alerts, -1]],
+      r.behind.map((p) => [p.topic, p.committed < 0]),
+      [[w.alerts, true]],
     );
   });
 
