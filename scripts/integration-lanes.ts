@@ -69,6 +69,7 @@ export const LANES: Readonly<Record<string, Lane>> = {
   'test/integration/security/kafka-security.test.ts': 'shared',
   'test/integration/dev/local-clickhouse.test.ts': 'own',
   'test/integration/runtime/authorization.test.ts': 'own',
+  'test/integration/app/stage-topics-outage.test.ts': 'own',
   'test/integration/verify/network-cut.test.ts': 'own',
   'test/integration/verify/pipeline-verify.test.ts': 'own',
   'test/integration/verify/verify-smoke.test.ts': 'own',

@@ -51,6 +51,8 @@ export const runCommand: Command = {
       if (values['create-topics'] === true) {
         const topics = await createStageTopics(config, [stage], {
           partitions: intOption(values, 'partitions', 1, 10_000) ?? 3,
+          onWait: (err, ms) =>
+            io.err(`run: cannot create the topics yet (${err.message}); trying again in ${ms} ms`),
         });
         io.err(`run: topics present: ${topics.join(', ')}`);
       }
