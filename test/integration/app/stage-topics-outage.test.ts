@@ -48,9 +48,21 @@ test('a stage started while the only broker is down waits for it to create its t
   const topics = await created;
   assert.ok(topics.includes(input) && topics.includes(output));
   const admin = createAdmin(bootstrap);
+  const wanted = [input, output, `${input}.DLT`];
+  let counts = new Map<string, number>();
   try {
-    const counts = await admin.partitionCounts([input, output, `${input}.DLT`]);
-    assert.deepEqual([counts.get(input), counts.get(output), counts.get(`${input}.DLT`)], [2, 2, 2]);
+    // The broker answers the creation before its metadata lists every topic.
+    await waitFor(
+      async () => {
+        counts = await admin.partitionCounts(wanted);
+        return wanted.every((t) => counts.has(t));
+      },
+      { timeoutMs: 15_000, message: 'the topics in the metadata' },
+    );
+    assert.deepEqual(
+      wanted.map((t) => counts.get(t)),
+      [2, 2, 2],
+    );
   } finally {
     admin.close();
   }
