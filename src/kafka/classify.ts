@@ -23,9 +23,10 @@ const RETRY_IN_PLACE: ReadonlySet<KafkaOperation> = new Set([
  *    because one record was refused is abortable for librdkafka, but the record must be handled.
  * 2. fatal, then txnRequiresAbort, then retriable on a call retried in place, by flags.
  * 3. the code's own kind, then retriable by flag, then other.
+ * A code's kind may be refined by the broker's message (MESSAGE_REFINEMENTS), never elsewhere.
  */
 function kindOf(raw: RawKafkaError, errCode: number, operation: KafkaOperation): ErrorKind {
-  const decided = decisionOf(codeName(errCode), operation);
+  const decided = decisionOf(codeName(errCode), operation, raw.message);
   if (decided !== undefined && decided !== 'by-flags' && DETERMINISTIC.has(decided)) return decided;
   if (raw.isFatal === true || decided === 'fatal') return 'fatal';
   if (raw.isTxnRequiresAbort === true) return 'abortable';

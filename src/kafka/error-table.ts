@@ -248,7 +248,23 @@ export const ERROR_TABLE: Readonly<Record<string, CodeDecision>> = {
 };
 
 /** The decision for `name` under `operation`, or undefined for a code the table does not know. */
-export function decisionOf(name: string, operation: KafkaOperation): ErrorKind | 'by-flags' | undefined {
+/**
+ * Codes whose broker message tells a passing state from a real mistake. KRaft answers a topic
+ * creation with INVALID_REPLICATION_FACTOR both when the factor exceeds the brokers (a mistake) and
+ * when every broker is fenced for a moment, e.g. right after a paused broker resumes, until its next
+ * heartbeat to the controller: only the latter is worth waiting for.
+ */
+export const MESSAGE_REFINEMENTS: readonly { code: string; pattern: RegExp; kind: ErrorKind }[] = [
+  { code: 'INVALID_REPLICATION_FACTOR', pattern: /brokers are currently fenced/i, kind: 'retriable' },
+];
+
+export function decisionOf(
+  name: string,
+  operation: KafkaOperation,
+  message = '',
+): ErrorKind | 'by-flags' | undefined {
+  const refined = MESSAGE_REFINEMENTS.find((r) => r.code === name && r.pattern.test(message));
+  if (refined !== undefined) return refined.kind;
   const d = ERROR_TABLE[name];
   if (d === undefined || typeof d === 'string') return d;
   return PRODUCED_OPERATIONS.has(operation) ? d.produced : d.otherwise;

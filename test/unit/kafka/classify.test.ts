@@ -142,6 +142,15 @@ describe('classifyKafkaError', () => {
     assert.equal(classifyKafkaError(raw('_UNKNOWN_PARTITION'), 'admin').kind, 'retriable');
   });
 
+  it('waits out a KRaft cluster whose brokers are all fenced for a moment, but not a replication factor above the brokers', () => {
+    const fenced = 'Unable to replicate the partition 1 time(s): All brokers are currently fenced.';
+    const tooFew =
+      'Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached because only 1 broker(s) are registered.';
+    const name = 'INVALID_REPLICATION_FACTOR';
+    assert.equal(classifyKafkaError({ code: code(name), message: fenced }, 'admin').kind, 'retriable');
+    assert.equal(classifyKafkaError({ code: code(name), message: tooFew }, 'admin').kind, 'config');
+  });
+
   for (const op of ['commit-transaction', 'init-transactions', 'send-offsets'] as KafkaOperation[]) {
     it(`maps a retriable error on ${op} to retriable (retried in place)`, () => {
       const err = classifyKafkaError(raw('COORDINATOR_NOT_AVAILABLE', { isRetriable: true }), op);
