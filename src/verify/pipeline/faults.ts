@@ -7,6 +7,7 @@ export const FAULT_KINDS = [
   'agent-kill-9',
   'broker-kill-9',
   'clickhouse-kill-9',
+  'network-cut',
 ] as const;
 export type PipelineFaultKind = (typeof FAULT_KINDS)[number];
 
@@ -28,14 +29,31 @@ export interface InjectedFault extends PlannedFault {
 }
 
 /**
+ * The stage whose link to the broker a seed cuts: it runs in a network namespace of its own for the
+ * whole run, so it must be known before the processes start. A dice of its own, so that the rest of
+ * a seed's schedule is the same with or without a namespace.
+ */
+export function networkCutTarget(seed: number, stages: readonly string[]): string | undefined {
+  const random = mulberry32(seed * 7_919 + 29);
+  return stages[Math.floor(random() * stages.length)];
+}
+
+/**
  * The fault schedule of a seed: a kill -9 of every stage process and of the monitoring agent, one
- * stage stopped (SIGSTOP) past its session timeout, a broker kill -9 and a ClickHouse kill -9, in an
+ * stage stopped (SIGSTOP) past its session timeout, a broker kill -9, a ClickHouse kill -9 and, when
+ * `cutTarget` names a stage that runs in a network namespace, a cut of that stage's link, in an
  * order the seed shuffles, spread evenly over `spreadMs` (the feed's duration) so each meets traffic.
  */
-export function faultSchedule(seed: number, stages: readonly string[], spreadMs: number): PlannedFault[] {
+export function faultSchedule(
+  seed: number,
+  stages: readonly string[],
+  spreadMs: number,
+  cutTarget?: string,
+): PlannedFault[] {
   const random = mulberry32(seed * 104_729 + 17);
   const stalled = stages[Math.floor(random() * stages.length)] ?? 'logserver';
   const faults: Omit<PlannedFault, 'atMs'>[] = [
+    ...(cutTarget === undefined ? [] : [{ kind: 'network-cut' as const, target: cutTarget }]),
     ...stages.map((target) => ({ kind: 'stage-kill-9' as const, target })),
     { kind: 'stage-sigstop', target: stalled },
     { kind: 'agent-kill-9', target: 'agent' },

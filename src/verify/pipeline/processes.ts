@@ -14,6 +14,10 @@ export interface ProcessSpec {
   /** `collector dga_collector`, `agent`: names the process in the report and the logs. */
   readonly label: string;
   readonly args: readonly string[];
+  /** A command the process runs through (`ip netns exec <ns>`: a network namespace of its own). */
+  readonly prefix?: readonly string[];
+  /** Environment of this process only (the broker's address as seen from its namespace). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** The `hamstring run` of a component, and the agent's `hamstring monitoring run`. */
@@ -64,7 +68,8 @@ export class PipelineProcesses {
   start(label: string): void {
     const spec = this.#specs.get(label);
     if (!spec) throw new Error(`no pipeline process ${label}`);
-    const child = spawn(process.execPath, ['bin/hamstring.js', ...spec.args], {
+    const [command, ...prefixArgs] = [...(spec.prefix ?? []), process.execPath];
+    const child = spawn(command ?? process.execPath, [...prefixArgs, 'bin/hamstring.js', ...spec.args], {
       cwd: projectRoot,
       env: {
         ...process.env,
@@ -72,6 +77,7 @@ export class PipelineProcesses {
         HAMSTRING_LOG_LEVEL: process.env.HAMSTRING_VERIFY_WORKER_LOG_LEVEL ?? 'warn',
         HAMSTRING_INSTANCE_ID: label.replace(/\s+/g, '-'),
         ...this.env,
+        ...spec.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

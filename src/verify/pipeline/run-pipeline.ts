@@ -2,16 +2,17 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalClickHouse } from '../../dev/clickhouse-server.ts';
 import { LocalKafkaCluster } from '../../dev/kafka-cluster.ts';
+import { NetworkNamespace } from '../../dev/network-namespace.ts';
 import { createAdmin, type AdminPort } from '../../kafka/admin.ts';
 import { drainMonitoringAgent } from '../../monitoring/agent-drain.ts';
 import { monitoringTopic } from '../../monitoring/events.ts';
 import { pipelineComponents } from '../../stages/index.ts';
 import { feedLines, verifyTraffic, type TrafficShape } from './feed.ts';
-import { faultSchedule, type InjectedFault, type PlannedFault } from './faults.ts';
+import { faultSchedule, networkCutTarget, type InjectedFault, type PlannedFault } from './faults.ts';
 import { layoutTopics, pipelineLayout } from './layout.ts';
 import { accountLines, type LineAccounting } from './line-fates.ts';
 import { writePipelineConfig } from './pipeline-config.ts';
-import { agentProcess, componentProcess, PipelineProcesses } from './processes.ts';
+import { agentProcess, componentProcess, PipelineProcesses, type ProcessSpec } from './processes.ts';
 import { waitQuiet } from './quiet.ts';
 import { readPipeline } from './read-pipeline.ts';
 
@@ -21,6 +22,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 const SIGSTOP_MS = 10_000;
 /** At least this long between the end of one fault and the next, so that each meets a pipeline at work. */
 const FAULT_GAP_MS = 2_000;
+/** How long the cut stage is cut off: past the session timeout too, as a cable pulled for a while. */
+const CUT_MS = 12_000;
 /** How long a killed broker or ClickHouse stays down. */
 const DOWN_MS = 3_000;
 /** No topic grew this long: the pipeline is idle (longer than any timer of the run's config). */
@@ -51,6 +54,8 @@ export interface PipelineRunReport {
   readonly invalidLines: number;
   readonly infectedHosts: readonly string[];
   readonly faults: readonly InjectedFault[];
+  /** Why the run cut no stage's network (no root, no `ip netns`), when it did not. */
+  readonly networkCutSkipped?: string;
   /** Whether the pipeline went idle after the feed and the faults (else it is stuck somewhere). */
   readonly wentQuiet: boolean;
   /** Partitions whose rows the agent had not all copied at the deadline (empty: it had). */
@@ -64,10 +69,27 @@ export interface PipelineRunReport {
 export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunReport> {
   const began = Date.now();
   rmSync(o.dir, { recursive: true, force: true });
+  const noCut = o.faults ? NetworkNamespace.unavailableReason() : 'no faults';
+  // Tagged by the run's port, as the broker's data: runs on other ports never share a namespace.
+  const namespace = noCut === undefined ? NetworkNamespace.create(o.kafkaBasePort) : undefined;
+  try {
+    return await runInCluster(o, namespace, noCut, began);
+  } finally {
+    namespace?.remove();
+  }
+}
+
+async function runInCluster(
+  o: PipelineRunOptions,
+  namespace: NetworkNamespace | undefined,
+  noCut: string | undefined,
+  began: number,
+): Promise<PipelineRunReport> {
   const cluster = await LocalKafkaCluster.start({
     nodes: 1,
     dataDir: join(o.dir, 'kafka'),
     basePort: o.kafkaBasePort,
+    ...(namespace ? { namespaceListenerHost: namespace.hostAddress } : {}),
   });
   const admin = createAdmin(cluster.bootstrapServers, 'verify-pipeline');
   const { path, config } = writePipelineConfig({
@@ -79,7 +101,18 @@ export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunRep
     inspectors: o.inspectors,
   });
   const components = pipelineComponents(config).filter((c) => c.kind !== 'webhook' && c.kind !== 'syslog');
-  const specs = [...components.map((c) => componentProcess(c, path)), agentProcess(path)];
+  const stageSpecs = components.map((c) => componentProcess(c, path));
+  const stageLabels = stageSpecs.map((s) => s.label);
+  const cutTarget = namespace ? networkCutTarget(o.seed, stageLabels) : undefined;
+  const inNamespace = (s: ProcessSpec): ProcessSpec =>
+    namespace && s.label === cutTarget
+      ? {
+          ...s,
+          prefix: namespace.execPrefix(),
+          env: { KAFKA_BOOTSTRAP_SERVERS: cluster.namespaceBootstrap(namespace.hostAddress) },
+        }
+      : s;
+  const specs = [...stageSpecs.map(inNamespace), agentProcess(path)];
   const processes = new PipelineProcesses(specs, join(o.dir, 'processes.log'));
   try {
     const traffic = verifyTraffic(o.traffic);
@@ -93,17 +126,12 @@ export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunRep
     o.log(
       `seed ${o.seed}${o.faults ? '' : ' (no faults)'}: feeding ${traffic.lines.length} lines over ${o.feedMs / 1000} s`,
     );
-    const planned = o.faults
-      ? faultSchedule(
-          o.seed,
-          specs.filter((s) => s.label !== 'agent').map((s) => s.label),
-          o.feedMs,
-        )
-      : [];
+    const planned = o.faults ? faultSchedule(o.seed, stageLabels, o.feedMs, cutTarget) : [];
+    if (o.faults && noCut !== undefined) o.log(`seed ${o.seed}: no network cut: ${noCut}`);
     const feedStart = Date.now();
     const [, faults] = await Promise.all([
       feedLines(cluster.bootstrapServers, input, traffic.lines, o.feedMs),
-      injectAll(planned, feedStart, { processes, cluster, clickhouse: o.clickhouse, log: o.log }),
+      injectAll(planned, feedStart, { processes, cluster, clickhouse: o.clickhouse, namespace, log: o.log }),
     ]);
     o.log(`seed ${o.seed}: fed; waiting until the pipeline is idle`);
     const samples = monitoringTopic('fill_levels');
@@ -137,6 +165,7 @@ export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunRep
         .map((h) => h.ip)
         .sort(),
       faults,
+      ...(o.faults && noCut !== undefined ? { networkCutSkipped: noCut } : {}),
       wentQuiet,
       agentBehind,
       unexpectedExits: processes.unexpectedExits,
@@ -165,6 +194,7 @@ interface FaultTargets {
   readonly processes: PipelineProcesses;
   readonly cluster: LocalKafkaCluster;
   readonly clickhouse: LocalClickHouse;
+  readonly namespace: NetworkNamespace | undefined;
   readonly log: (line: string) => void;
 }
 
@@ -218,6 +248,15 @@ async function inject(f: PlannedFault, t: FaultTargets): Promise<void> {
       await t.cluster.startNode(node);
       return;
     }
+    case 'network-cut':
+      if (!t.namespace) throw new Error('no network namespace to cut');
+      t.namespace.cut();
+      try {
+        await sleep(CUT_MS);
+      } finally {
+        t.namespace.heal();
+      }
+      return;
     case 'clickhouse-kill-9':
       await t.clickhouse.kill();
       await sleep(DOWN_MS);

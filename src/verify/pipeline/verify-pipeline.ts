@@ -141,6 +141,9 @@ export function pipelineVerdictText(v: PipelineVerdict): string {
         `- +${(f.atActualMs / 1000).toFixed(1)} s ${f.kind} ${f.target}, ` +
         `${((f.restoredAt - f.injectedAt) / 1000).toFixed(1)} s${f.error ? ` (FAILED: ${f.error})` : ''}`,
     ),
+    ...(v.faulted.networkCutSkipped === undefined
+      ? []
+      : [`- no network cut: ${v.faulted.networkCutSkipped}`]),
     '',
     '## Accounting',
     `- without faults: ${acc(v.baseline)}`,

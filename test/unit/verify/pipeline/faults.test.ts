@@ -1,18 +1,33 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FAULT_KINDS, faultSchedule } from '../../../../src/verify/pipeline/faults.ts';
+import { FAULT_KINDS, faultSchedule, networkCutTarget } from '../../../../src/verify/pipeline/faults.ts';
 
 const STAGES = ['logserver', 'collector dga_collector', 'prefilter dga_prefilter', 'detector dga_detector'];
 
 describe('the pipeline fault schedule of a seed', () => {
-  test('kills every stage once, stops one, kills the agent, the broker and ClickHouse: every kind', () => {
-    const s = faultSchedule(3, STAGES, 60_000);
+  test('kills every stage once, stops one, cuts one off, kills the agent, the broker and ClickHouse: every kind', () => {
+    const cut = networkCutTarget(3, STAGES);
+    assert.ok(cut !== undefined && STAGES.includes(cut));
+    const s = faultSchedule(3, STAGES, 60_000, cut);
+    assert.deepEqual(
+      s.filter((f) => f.kind === 'network-cut').map((f) => f.target),
+      [cut],
+    );
     const kills = s.filter((f) => f.kind === 'stage-kill-9').map((f) => f.target);
     assert.deepEqual([...kills].sort(), [...STAGES].sort());
     const stopped = s.filter((f) => f.kind === 'stage-sigstop');
     assert.equal(stopped.length, 1);
     assert.ok(STAGES.includes(stopped[0]?.target ?? ''));
     assert.deepEqual([...new Set(s.map((f) => f.kind))].sort(), [...FAULT_KINDS].sort());
+  });
+
+  test('without a namespace, no cut and otherwise the same kinds', () => {
+    const s = faultSchedule(3, STAGES, 60_000);
+    assert.ok(!s.some((f) => f.kind === 'network-cut'));
+    assert.deepEqual(
+      [...new Set(s.map((f) => f.kind))].sort(),
+      FAULT_KINDS.filter((k) => k !== 'network-cut').sort(),
+    );
   });
 
   test('spreads the faults evenly inside the feed, in time order', () => {
