@@ -1,0 +1,105 @@
+import { join } from 'node:path';
+import type { HamstringConfig } from '../../config/index.ts';
+import type { LocalClickHouse } from '../../dev/clickhouse-server.ts';
+import { LocalKafkaCluster } from '../../dev/kafka-cluster.ts';
+import { NetworkNamespace } from '../../dev/network-namespace.ts';
+import { createAdmin, type AdminPort } from '../../kafka/admin.ts';
+import { pipelineComponents } from '../../stages/index.ts';
+import { networkCutTarget } from './faults.ts';
+import { pipelineLayout, type PipelineLayout } from './layout.ts';
+import { writePipelineConfig } from './pipeline-config.ts';
+import { agentProcess, componentProcess, PipelineProcesses, type ProcessSpec } from './processes.ts';
+
+/** Where a verification run's pipeline runs: its broker, ClickHouse database and folder. */
+export interface PipelineEnvironmentOptions {
+  readonly seed: number;
+  /** Everything of the run: the broker's data, the config, the state, the process logs. */
+  readonly dir: string;
+  readonly kafkaBasePort: number;
+  readonly clickhouse: LocalClickHouse;
+  readonly database: string;
+  readonly baseConfig: string;
+  readonly inspectors: 'shipped' | 'pass-all';
+  /** Whether the run injects faults: only then does one stage run in a network namespace. */
+  readonly faults: boolean;
+}
+
+/**
+ * A fresh one-node broker, the run's config, and the pipeline's processes (not started yet): every
+ * configured component as a `hamstring run` process and the monitoring agent. With faults, and where
+ * namespaces can be made, the seed's {@link networkCutTarget} stage runs in a network namespace of
+ * its own, reaching the broker through the namespace listener, so that its link can be cut.
+ */
+export class PipelineEnvironment {
+  private constructor(
+    readonly cluster: LocalKafkaCluster,
+    readonly admin: AdminPort,
+    readonly config: HamstringConfig,
+    readonly layout: PipelineLayout,
+    readonly processes: PipelineProcesses,
+    readonly stageLabels: readonly string[],
+    /** The stage whose network the run can cut, if any. */
+    readonly cutTarget: string | undefined,
+    readonly namespace: NetworkNamespace | undefined,
+    /** Why no stage's network can be cut in this run, when none can. */
+    readonly noCut: string | undefined,
+  ) {}
+
+  static async start(o: PipelineEnvironmentOptions): Promise<PipelineEnvironment> {
+    const noCut = o.faults ? NetworkNamespace.unavailableReason() : 'no faults';
+    // Tagged by the run's port, as the broker's data: runs on other ports never share a namespace.
+    const namespace = noCut === undefined ? NetworkNamespace.create(o.kafkaBasePort) : undefined;
+    let cluster: LocalKafkaCluster | undefined;
+    try {
+      cluster = await LocalKafkaCluster.start({
+        nodes: 1,
+        dataDir: join(o.dir, 'kafka'),
+        basePort: o.kafkaBasePort,
+        ...(namespace ? { namespaceListenerHost: namespace.hostAddress } : {}),
+      });
+      const { path, config } = writePipelineConfig({
+        baseConfig: o.baseConfig,
+        dir: o.dir,
+        bootstrap: cluster.bootstrapServers,
+        clickhousePort: o.clickhouse.httpPort,
+        database: o.database,
+        inspectors: o.inspectors,
+      });
+      const components = pipelineComponents(config).filter(
+        (c) => c.kind !== 'webhook' && c.kind !== 'syslog',
+      );
+      const stageSpecs = components.map((c) => componentProcess(c, path));
+      const stageLabels = stageSpecs.map((s) => s.label);
+      const cutTarget = namespace ? networkCutTarget(o.seed, stageLabels) : undefined;
+      const nsBootstrap = namespace ? cluster.namespaceBootstrap(namespace.hostAddress) : undefined;
+      const inNamespace = (s: ProcessSpec): ProcessSpec =>
+        namespace && nsBootstrap !== undefined && s.label === cutTarget
+          ? { ...s, prefix: namespace.execPrefix(), env: { KAFKA_BOOTSTRAP_SERVERS: nsBootstrap } }
+          : s;
+      const specs = [...stageSpecs.map(inNamespace), agentProcess(path)];
+      return new PipelineEnvironment(
+        cluster,
+        createAdmin(cluster.bootstrapServers, 'verify-pipeline'),
+        config,
+        pipelineLayout(config),
+        new PipelineProcesses(specs, join(o.dir, 'processes.log')),
+        stageLabels,
+        cutTarget,
+        namespace,
+        noCut,
+      );
+    } catch (e) {
+      await cluster?.stop();
+      namespace?.remove();
+      throw e;
+    }
+  }
+
+  /** Stops every process, the broker, and removes the namespace. */
+  async close(): Promise<void> {
+    await this.processes.stopAll().catch(() => undefined);
+    this.admin.close();
+    await this.cluster.stop();
+    this.namespace?.remove();
+  }
+}
