@@ -43,6 +43,13 @@ export const CONFIG_ENV_OVERRIDES: readonly ConfigOverrideSpec[] = [
     expected: 'positive integer',
     parse: positiveIntegerText,
   },
+  // Several stages on one machine share one config.yaml, and each needs a health port of its own.
+  {
+    variable: 'HAMSTRING_HEALTH_PORT',
+    path: ['runtime', 'health_port'],
+    expected: 'integer between 0 and 65535',
+    parse: (text) => (/^\d{1,5}$/.test(text) ? Number(text) : undefined),
+  },
   {
     variable: 'KAFKA_BOOTSTRAP_SERVERS',
     path: ['environment', 'kafka_bootstrap_servers'],

@@ -36,6 +36,25 @@ test('KAFKA_BOOTSTRAP_SERVERS wins over kafka_bootstrap_servers in the file', ()
   assert.equal(bootstrapServers(config), '[::1]:9092');
 });
 
+test('HAMSTRING_HEALTH_PORT overrides runtime.health_port, 0 included', () => {
+  assert.equal(load({}).runtime.health_port, 0);
+  assert.equal(load({ HAMSTRING_HEALTH_PORT: '9465' }).runtime.health_port, 9465);
+  const text = `${shippedConfigText()}\nruntime:\n  health_port: 9464\n`;
+  assert.equal(loadConfig({ text, env: {} }).runtime.health_port, 9464);
+  assert.equal(loadConfig({ text, env: { HAMSTRING_HEALTH_PORT: '0' } }).runtime.health_port, 0);
+});
+
+test('a HAMSTRING_HEALTH_PORT that is no port is a ConfigError naming the variable', () => {
+  assert.equal(
+    configErrorOf(() => load({ HAMSTRING_HEALTH_PORT: 'http' })).format(),
+    'env: HAMSTRING_HEALTH_PORT: expected integer between 0 and 65535, got "http" (overrides runtime.health_port)',
+  );
+  assert.match(
+    configErrorOf(() => load({ HAMSTRING_HEALTH_PORT: '70000' })).format(),
+    /^config\.yaml: runtime\.health_port: .*70000 \(value from HAMSTRING_HEALTH_PORT\)$/,
+  );
+});
+
 test('without override variables the file values stay', () => {
   const { kafka_producer, kafka_bootstrap_servers } = load({}).environment;
   assert.equal(kafka_producer.transaction_api_timeout_seconds, 30);
