@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { defaultVarDir, resolveDataDir } from '../../dev/paths.ts';
 import { markdownTable } from '../../verify/report.ts';
 import { runPipelineVerify } from './verify-pipeline.ts';
+import { runSoakVerify } from './verify-soak.ts';
 import { DEFAULT_VERIFY_BASE_PORT, runVerify, scenarioNames } from '../../verify/run.ts';
 import { UsageError, type Command } from '../command.ts';
 import { intOption, stringOption } from '../options.ts';
@@ -12,7 +13,8 @@ const VIOLATION = 4;
 export const verifyCommand: Command = {
   usage:
     '(--bootstrap S | --local 1|3) [--records N] [--workers M] [--scenario name|all] [--report-dir D] [--soak-seconds S] [--seed X] [--port P] [--data-dir D]\n' +
-    '       hamstring verify --pipeline [--seed X[,Y...]] [--hosts N] [--rate R] [--duration S] [--hostile-every N] [--inspectors shipped|pass-all] [--port P] [--report-dir D]',
+    '       hamstring verify --pipeline [--seed X[,Y...]] [--hosts N] [--rate R] [--duration S] [--hostile-every N] [--inspectors shipped|pass-all] [--port P] [--report-dir D]\n' +
+    '       hamstring verify --pipeline --soak [--minutes M] [--rate R] [--hosts N] [--seed X] [--sample-seconds S] [--port P] [--report-dir D]',
   help: [
     "--pipeline      the whole pipeline instead of the runtime: each seed's traffic through the six",
     '                stages and the monitoring agent as processes of their own, on a local broker and',
@@ -22,6 +24,10 @@ export const verifyCommand: Command = {
     '                same hosts must be alerted. --hosts (default 40), --rate lines/s (100), --duration',
     '                s of traffic and of the feed (60), --hostile-every (20: one invalid line per 20),',
     '                --inspectors (shipped)',
+    '--soak          with --pipeline: one long run at a steady rate (--rate, default 1000 lines/s from',
+    '                --hosts 200) for --minutes (30), the fault schedule again every 5 minutes; memory',
+    '                and CPU of every process and the lag of every stage sampled every --sample-seconds',
+    "                (10), every alert's latency; soak.md with SVG plots in --report-dir",
     '--bootstrap     the cluster to verify against (topics verify-* are created there)',
     '--local         start (or attach to) a local 1- or 3-node cluster in var/verify/kafka-<n>',
     `--port          base port of the local cluster; default ${DEFAULT_VERIFY_BASE_PORT}`,
@@ -49,6 +55,9 @@ export const verifyCommand: Command = {
     'soak-seconds': { type: 'string' },
     seed: { type: 'string' },
     pipeline: { type: 'boolean' },
+    soak: { type: 'boolean' },
+    minutes: { type: 'string' },
+    'sample-seconds': { type: 'string' },
     hosts: { type: 'string' },
     rate: { type: 'string' },
     duration: { type: 'string' },
@@ -56,6 +65,8 @@ export const verifyCommand: Command = {
     inspectors: { type: 'string' },
   },
   async run({ values, io }) {
+    if (values.pipeline === true && values.soak === true) return runSoakVerify(values, io);
+    if (values.soak === true) throw new UsageError('--soak goes with --pipeline');
     if (values.pipeline === true) return runPipelineVerify(values, io);
     const local = intOption(values, 'local', 1, 3);
     if (local !== undefined && local !== 1 && local !== 3) throw new UsageError('--local must be 1 or 3');

@@ -1,6 +1,6 @@
 import { createProducer } from '../../kafka/producer.ts';
 import { silentLogger } from '../../observability/logger.ts';
-import { generateTraffic, type HostTruth } from '../../traffic/index.ts';
+import { generateTraffic, type HostTruth, type Traffic } from '../../traffic/index.ts';
 import { lineMark, markJsonLine } from './line-marks.ts';
 import type { InputLine } from './line-fates.ts';
 
@@ -51,6 +51,27 @@ export function hostileLine(id: number, valid: string): string | Buffer {
   }
 }
 
+/** A marked line with the event time of the generated line it is (or follows, when hostile). */
+export type TimedLine = InputLine & { readonly value: string | Buffer; readonly atMs: number };
+
+/**
+ * The lines of `traffic` as the verifier writes them, lazily: each marked with its id, and a hostile
+ * line after every `hostileEvery`-th one.
+ */
+export function* markedLines(traffic: Traffic, hostileEvery: number): Generator<TimedLine> {
+  let id = 0;
+  let n = 0;
+  for (const g of traffic.lines()) {
+    yield { id, valid: true, value: markJsonLine(g.line, id), atMs: g.atMs };
+    id += 1;
+    n += 1;
+    if (hostileEvery > 0 && n % hostileEvery === 0) {
+      yield { id, valid: false, value: hostileLine(id, g.line), atMs: g.atMs };
+      id += 1;
+    }
+  }
+}
+
 /** The seeded traffic with infected hosts (src/traffic), each line marked, hostile lines mixed in. */
 export function verifyTraffic(s: TrafficShape): VerifyTraffic {
   const traffic = generateTraffic({
@@ -60,15 +81,7 @@ export function verifyTraffic(s: TrafficShape): VerifyTraffic {
     durationSeconds: s.durationSeconds,
     startMs: START_MS,
   });
-  const lines: (InputLine & { value: string | Buffer })[] = [];
-  let n = 0;
-  for (const g of traffic.lines()) {
-    lines.push({ id: lines.length, valid: true, value: markJsonLine(g.line, lines.length) });
-    n += 1;
-    if (s.hostileEvery > 0 && n % s.hostileEvery === 0)
-      lines.push({ id: lines.length, valid: false, value: hostileLine(lines.length, g.line) });
-  }
-  return { lines, truth: traffic.truth };
+  return { lines: [...markedLines(traffic, s.hostileEvery)], truth: traffic.truth };
 }
 
 /**
@@ -83,6 +96,19 @@ export async function feedLines(
   lines: readonly { readonly value: string | Buffer }[],
   spreadMs: number,
 ): Promise<void> {
+  await feedPaced(bootstrap, topic, lines, (_, i) => (spreadMs * i) / lines.length);
+}
+
+/**
+ * Writes each line when `dueMs` (after the feed began) has come, as {@link feedLines}; `lines` may be
+ * a lazy iterable (a soak's hours of traffic are never held at once). Returns the lines written.
+ */
+export async function feedPaced<L extends { readonly value: string | Buffer }>(
+  bootstrap: string,
+  topic: string,
+  lines: Iterable<L>,
+  dueMs: (line: L, index: number) => number,
+): Promise<number> {
   const producer = createProducer(
     {
       bootstrapServers: bootstrap,
@@ -95,13 +121,14 @@ export async function feedLines(
     silentLogger(),
   );
   await producer.connect(60_000);
+  let written = 0;
   try {
     const began = Date.now();
-    for (const [i, line] of lines.entries()) {
-      const due = began + (spreadMs * i) / lines.length;
-      const wait = due - Date.now();
+    for (const line of lines) {
+      const wait = began + dueMs(line, written) - Date.now();
       if (wait > 5) await new Promise((r) => setTimeout(r, wait));
       await producer.produce({ topic, key: null, value: line.value });
+      written += 1;
     }
     await producer.flush(330_000);
   } finally {
@@ -110,6 +137,7 @@ export async function feedLines(
   const t = producer.tally();
   if (t.failed > 0)
     throw new Error(
-      `the feed could not deliver ${t.failed} of ${lines.length} lines: ${JSON.stringify(t.firstError?.toLog())}`,
+      `the feed could not deliver ${t.failed} of ${written} lines: ${JSON.stringify(t.firstError?.toLog())}`,
     );
+  return written;
 }

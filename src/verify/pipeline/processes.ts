@@ -94,6 +94,11 @@ export class PipelineProcesses {
     });
   }
 
+  /** The running process's pid (the pipeline's own, also behind `ip netns exec`, which execs it). */
+  pid(label: string): number | undefined {
+    return this.isRunning(label) ? this.#children.get(label)?.pid : undefined;
+  }
+
   isRunning(label: string): boolean {
     const c = this.#children.get(label);
     return c !== undefined && c.exitCode === null && c.signalCode === null;

@@ -7,6 +7,7 @@
 import { bootstrapServers, type HamstringConfig } from '../../config/index.ts';
 import { createAdmin } from '../../kafka/admin.ts';
 import { openChangelogReader, type ChangelogRange } from '../../kafka/changelog-reader.ts';
+import type { FetchedRecord } from '../../kafka/records.ts';
 import { ClickHouseConnection } from '../../monitoring/clickhouse-connection.ts';
 import { clickhouseTargetFromConfig } from '../../monitoring/clickhouse-target.ts';
 import { monitoringTopic } from '../../monitoring/events.ts';
@@ -83,10 +84,10 @@ export async function readPipeline(o: ReadPipelineOptions): Promise<PipelineRead
 }
 
 /** Reads every partition of `topics` from its start to its high watermark, read_committed. */
-async function readTopics(
-  o: ReadPipelineOptions,
+export async function readTopics(
+  o: Pick<ReadPipelineOptions, 'config' | 'clientId' | 'timeoutMs'>,
   topics: readonly string[],
-  onRecord: (r: { topic: string; partition: number; offset: number; value: Buffer | null }) => void,
+  onRecord: (r: FetchedRecord) => void,
 ): Promise<void> {
   const bootstrap = bootstrapServers(o.config);
   const clientId = o.clientId ?? 'hamstring-verify-pipeline';

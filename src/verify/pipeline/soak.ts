@@ -1,0 +1,207 @@
+import { rmSync } from 'node:fs';
+import type { LocalClickHouse } from '../../dev/clickhouse-server.ts';
+import { drainMonitoringAgent } from '../../monitoring/agent-drain.ts';
+import { monitoringTopic } from '../../monitoring/events.ts';
+import { decodeAlert } from '../../stages/index.ts';
+import { generateTraffic } from '../../traffic/index.ts';
+import { injectAll } from './fault-injection.ts';
+import { feedPaced, markedLines } from './feed.ts';
+import { faultSchedule, type InjectedFault, type PlannedFault } from './faults.ts';
+import { layoutTopics } from './layout.ts';
+import { PipelineEnvironment } from './pipeline-environment.ts';
+import { waitQuiet } from './quiet.ts';
+import { readTopics } from './read-pipeline.ts';
+import { waitPipelineTopics } from './run-pipeline.ts';
+import { groupLag, processUsage, stageGroups, type Sample } from './soak-sampler.ts';
+
+/** One fault schedule (every kind) per cycle; its faults fill the first part, the rest is recovery. */
+const CYCLE_MS = 300_000;
+const FAULT_SHARE = 0.6;
+const QUIET_MS = 15_000;
+const DRAIN_TIMEOUT_MS = 300_000;
+
+export interface SoakOptions {
+  readonly seed: number;
+  readonly hosts: number;
+  /** Lines per second, fed at their event time (the generator's clock is the wall clock). */
+  readonly rate: number;
+  readonly minutes: number;
+  readonly hostileEvery: number;
+  readonly sampleMs: number;
+  readonly dir: string;
+  readonly kafkaBasePort: number;
+  readonly clickhouse: LocalClickHouse;
+  readonly database: string;
+  readonly baseConfig: string;
+  readonly log: (line: string) => void;
+}
+
+/** An alert as a detector raised it, and how long after the line that completed it entered Kafka. */
+export interface AlertLatency {
+  /** Since the soak began (ms). */
+  readonly atMs: number;
+  readonly detector: string;
+  readonly latencyMs: number;
+}
+
+export interface SoakRun {
+  readonly seed: number;
+  readonly minutes: number;
+  readonly rate: number;
+  readonly linesFed: number;
+  readonly sampleMs: number;
+  readonly samples: readonly Sample[];
+  /** Fault times are since the soak began, as the samples'. */
+  readonly faults: readonly InjectedFault[];
+  readonly networkCutSkipped?: string;
+  readonly alerts: readonly AlertLatency[];
+  readonly wentQuiet: boolean;
+  readonly agentBehind: readonly string[];
+  readonly unexpectedExits: readonly { label: string; code: number | null; signal: string | null }[];
+  readonly durationMs: number;
+}
+
+/** The fault schedules of every whole cycle of a feed of `feedMs`, seed + cycle each. */
+export function soakSchedule(
+  seed: number,
+  stages: readonly string[],
+  feedMs: number,
+  cutTarget?: string,
+): PlannedFault[] {
+  const cycleMs = Math.min(CYCLE_MS, feedMs);
+  const cycles = Math.max(1, Math.floor(feedMs / cycleMs));
+  return Array.from({ length: cycles }, (_, c) =>
+    faultSchedule(seed + c, stages, cycleMs * FAULT_SHARE, cutTarget).map((f) => ({
+      ...f,
+      atMs: f.atMs + c * cycleMs,
+    })),
+  ).flat();
+}
+
+/**
+ * The pipeline as processes at a steady rate for `minutes`, the fault schedule repeating every five
+ * minutes, every process's memory and CPU and every stage's consumer lag sampled every `sampleMs`,
+ * and the latency of every alert. The exactly-once accounting is `verify --pipeline`'s: a soak's
+ * hours of lines are fed lazily and never held.
+ */
+export async function runSoak(o: SoakOptions): Promise<SoakRun> {
+  const began = Date.now();
+  rmSync(o.dir, { recursive: true, force: true });
+  const env = await PipelineEnvironment.start({ ...o, inspectors: 'shipped', faults: true });
+  const { admin, cluster, config, layout, processes } = env;
+  const groups = stageGroups(config, layout);
+  const samples: Sample[] = [];
+  const cpuBefore = new Map<string, { pid: number; cpu: number; at: number }>();
+  const sample = async (): Promise<void> => {
+    const now = Date.now();
+    const procs = processes.labels().flatMap((label) => {
+      const pid = processes.pid(label);
+      const usage = pid === undefined ? undefined : processUsage(pid);
+      if (pid === undefined || usage === undefined) return [];
+      const before = cpuBefore.get(label);
+      cpuBefore.set(label, { pid, cpu: usage.cpuSeconds, at: now });
+      // A restarted process counts from its start: its whole CPU time falls in this interval.
+      const spent = before?.pid === pid ? usage.cpuSeconds - before.cpu : usage.cpuSeconds;
+      const interval = before === undefined ? o.sampleMs : now - before.at;
+      return [{ label, rssMiB: usage.rssMiB, cpuPercent: (100 * spent * 1000) / Math.max(1, interval) }];
+    });
+    const lags = [];
+    for (const [label, g] of groups) {
+      // A broker down answers nothing: the sample says so by leaving the stage out.
+      const lag = await groupLag(admin, g.group, g.topics).catch(() => undefined);
+      if (lag !== undefined) lags.push({ label, lag });
+    }
+    samples.push({ atMs: now - feedStart, processes: procs, lags });
+  };
+  let feedStart = Date.now();
+  try {
+    processes.startAll();
+    const [input] = layout.logserverInputs;
+    if (input === undefined) throw new Error('the config has no logserver input topic');
+    await waitPipelineTopics(env);
+    const feedMs = o.minutes * 60_000;
+    const planned = soakSchedule(o.seed, env.stageLabels, feedMs, env.cutTarget);
+    if (env.noCut !== undefined) o.log(`soak: no network cut: ${env.noCut}`);
+    o.log(
+      `soak: ${o.minutes} min at ${o.rate} lines/s, ${planned.length} faults, a sample every ${o.sampleMs / 1000} s`,
+    );
+    feedStart = Date.now();
+    const traffic = generateTraffic({
+      seed: o.seed,
+      hosts: o.hosts,
+      rate: o.rate,
+      durationSeconds: o.minutes * 60,
+      startMs: feedStart,
+    });
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const next = Date.now() + o.sampleMs;
+        await sample();
+        await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
+      }
+    })();
+    const [linesFed, faults] = await Promise.all([
+      feedPaced(
+        cluster.bootstrapServers,
+        input,
+        markedLines(traffic, o.hostileEvery),
+        (l) => l.atMs - feedStart,
+      ),
+      injectAll(planned, feedStart, {
+        processes,
+        cluster,
+        namespace: env.namespace,
+        clickhouse: o.clickhouse,
+        log: o.log,
+      }),
+    ]);
+    o.log(`soak: fed ${linesFed} lines; waiting until the pipeline is idle`);
+    const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+    const fills = monitoringTopic('fill_levels');
+    const wentQuiet = await waitQuiet(admin, QUIET_MS, deadline, (all) =>
+      all.filter((t) => !t.startsWith('__') && t !== fills),
+    );
+    sampling = false;
+    await sampler;
+    await processes.stopStages();
+    const agent = await drainMonitoringAgent({
+      bootstrap: cluster.bootstrapServers,
+      timeoutMs: Math.max(30_000, deadline - Date.now()),
+    });
+    await processes.stopAll();
+    const alerts: AlertLatency[] = [];
+    await readTopics({ config, timeoutMs: 300_000 }, layoutTopics(layout).alerts, (r) => {
+      if (r.value === null || r.timestamp === undefined) return;
+      const alert = decodeAlert(r.value);
+      const newest = Math.max(...alert.result.map((w) => Date.parse(String(w.request.timestamp))));
+      if (Number.isFinite(newest))
+        alerts.push({
+          atMs: r.timestamp - feedStart,
+          detector: alert.detector_name,
+          latencyMs: r.timestamp - newest,
+        });
+    });
+    return {
+      seed: o.seed,
+      minutes: o.minutes,
+      rate: o.rate,
+      linesFed,
+      sampleMs: o.sampleMs,
+      samples,
+      faults: faults.map((f) => ({
+        ...f,
+        injectedAt: f.injectedAt - feedStart,
+        restoredAt: f.restoredAt - feedStart,
+      })),
+      ...(env.noCut === undefined ? {} : { networkCutSkipped: env.noCut }),
+      alerts: alerts.sort((a, b) => a.atMs - b.atMs),
+      wentQuiet,
+      agentBehind: agent.drained ? [] : agent.behind.map((p) => `${p.topic}:${p.partition}`),
+      unexpectedExits: processes.unexpectedExits,
+      durationMs: Date.now() - began,
+    };
+  } finally {
+    await env.close();
+  }
+}
