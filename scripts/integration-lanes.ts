@@ -72,6 +72,7 @@ export const LANES: Readonly<Record<string, Lane>> = {
   'test/integration/app/stage-topics-outage.test.ts': 'own',
   'test/integration/verify/network-cut.test.ts': 'own',
   'test/integration/verify/pipeline-verify.test.ts': 'own',
+  'test/integration/verify/soak-short.test.ts': 'own',
   'test/integration/verify/verify-smoke.test.ts': 'own',
   'test/integration/runtime/abandoned-producer-exit.test.ts': 'own',
   'test/integration/runtime/broker-down-readiness.test.ts': 'own',
@@ -100,6 +101,7 @@ export const HEAVY: ReadonlySet<string> = new Set([
   'test/integration/state/exactly-once-state.test.ts',
   'test/integration/verify/network-cut.test.ts',
   'test/integration/verify/pipeline-verify.test.ts',
+  'test/integration/verify/soak-short.test.ts',
   'test/integration/verify/verify-smoke.test.ts',
 ]);
 export const MAX_HEAVY = 3;

@@ -25,8 +25,9 @@ export interface FaultFigure {
   readonly peakLag: number;
   /**
    * Seconds from the fault's end until the total lag was back at its level before the fault (at
-   * most twice the median of the three samples before it, and at least 100 records); undefined when
-   * it never was before the next fault.
+   * most twice the median of the three samples before it, and at least 100 records), by the first
+   * sample after the end; undefined when it never was. Faults a few seconds apart share their
+   * recovery: a later one may hold back an earlier one's.
    */
   readonly recoveredAfterSeconds: number | undefined;
   /** Alerts raised from the fault until the next one, and their p99 latency (ms). */
@@ -89,7 +90,7 @@ export function soakFigures(
       .map(totalLag);
     const level = Math.max(100, 2 * (quantile(before, 0.5) ?? 0));
     const during = samples.filter((s) => s.atMs >= f.injectedAt && s.atMs < until);
-    const back = during.find((s) => s.atMs >= f.restoredAt && totalLag(s) <= level);
+    const back = samples.find((s) => s.atMs >= f.restoredAt && totalLag(s) <= level);
     const raised = alerts.filter((a) => a.atMs >= f.injectedAt && a.atMs < until).map((a) => a.latencyMs);
     return {
       kind: f.kind,

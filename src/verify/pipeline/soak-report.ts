@@ -56,7 +56,7 @@ export function soakText(run: SoakRun, figures: SoakFigures, problems: readonly 
     ...figures.faults.map(
       (f) =>
         `| +${f.atSeconds.toFixed(0)} s | ${f.kind} ${f.target} | ${f.peakLag} | ` +
-        `${f.recoveredAfterSeconds === undefined ? 'not before the next fault' : `${f.recoveredAfterSeconds.toFixed(0)} s`} | ` +
+        `${f.recoveredAfterSeconds === undefined ? 'never' : `${f.recoveredAfterSeconds.toFixed(0)} s`} | ` +
         `${f.alerts} | ${f.alertP99Ms === undefined ? '-' : `${f.alertP99Ms.toFixed(0)} ms`} |`,
     ),
     '',

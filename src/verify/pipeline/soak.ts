@@ -174,7 +174,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakRun> {
     await readTopics({ config, timeoutMs: 300_000 }, layoutTopics(layout).alerts, (r) => {
       if (r.value === null || r.timestamp === undefined) return;
       const alert = decodeAlert(r.value);
-      const newest = Math.max(...alert.result.map((w) => Date.parse(String(w.request.timestamp))));
+      const newest = Math.max(...alert.result.map((w) => Date.parse(w.request.ts)));
       if (Number.isFinite(newest))
         alerts.push({
           atMs: r.timestamp - feedStart,

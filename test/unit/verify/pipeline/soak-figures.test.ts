@@ -73,7 +73,7 @@ describe('soak figures', () => {
     assert.equal(kill?.recoveredAfterSeconds, 9);
   });
 
-  test('a lag never back before the next fault has no recovery time', () => {
+  test('a lag never back has no recovery time', () => {
     const f = soakFigures(
       samples(
         () => 100,
