@@ -14,8 +14,9 @@
  * The lines are in memory before the stages start (500 hosts, seed 5, event times an hour ago), and
  * written to the input topic once every stage serves /metrics. The run ends once the logserver has
  * read every line and for batch_timeout + 1 s no lag read above 0 and no stage consumed a record.
- * Printed: peak RSS per stage process and per launcher, the peak of their sum (samples taken at the
- * same moment), and the collector's RSS when it held the most lines. The monitoring agent is not run
+ * Printed: peak RSS per stage process (anonymous and file-backed) and per launcher, the peak of their
+ * sum (samples taken at the same moment) and of the stages' PSS (node's binary and libraries, mapped
+ * by every process, counted once), and the stages' CPU seconds. The monitoring agent is not run
  * (its rows are written to Kafka in the stages' transactions as always).
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -28,7 +29,7 @@ import { silentLogger } from '../src/observability/logger.ts';
 import { pipelineComponents } from '../src/stages/pipeline-components.ts';
 import { generateTraffic, type GeneratedLine } from '../src/traffic/index.ts';
 import { writeInput } from './input-lines.ts';
-import { procCommand, processTree, procRss, type Rss } from './proc-rss.ts';
+import { procCommand, processTree, procPssBytes, procRss, type Rss } from './proc-rss.ts';
 import { startStageProcesses, type StageLaunch } from './stage-processes.ts';
 
 const { values: args } = parseArgs({
@@ -77,6 +78,8 @@ class RssPeaks {
   readonly helper = new Map<string, number>();
   totalStages = 0;
   totalAll = 0;
+  /** The peak of the stage processes' summed PSS: shared pages (node's binary) counted once. */
+  totalStagesPss = 0;
   /** The collector's RSS at the sample where the stages' sum peaked. */
   collectorAtTotal = 0;
   readonly launcherCommands = new Set<string>();
@@ -84,6 +87,7 @@ class RssPeaks {
 
   sample(pids: ReadonlyMap<string, number>): void {
     let stages = 0;
+    let stagesPss = 0;
     let all = 0;
     let collector = 0;
     for (const [label, root] of pids) {
@@ -97,6 +101,7 @@ class RssPeaks {
       const stage = hamstring.at(-1);
       if (stage === undefined) continue;
       stages += stage.rss;
+      stagesPss += procPssBytes(stage.pid);
       if (label.startsWith('collector')) collector = stage.rss;
       if (stage.rss > (this.stage.get(label) ?? 0)) {
         this.stage.set(label, stage.rss);
@@ -120,6 +125,7 @@ class RssPeaks {
     }
     if (stages > this.totalStages) this.collectorAtTotal = collector;
     this.totalStages = Math.max(this.totalStages, stages);
+    this.totalStagesPss = Math.max(this.totalStagesPss, stagesPss);
     this.totalAll = Math.max(this.totalAll, all);
   }
 }
@@ -180,6 +186,13 @@ try {
     if (Date.now() - began > 900_000) throw new Error(`no end after 15 min: ${JSON.stringify(now)}`);
   }
   console.log(`replayed in ${((lastBusy - began) / 1000).toFixed(1)} s`);
+  // What a setting that saves memory costs in CPU shows here (only --launch exec and direct
+  // start the stage process itself; a relaunching launcher's own CPU is all it reads).
+  const cpu = processes.cpuByStage();
+  const cpuTotal = [...cpu.values()].reduce((sum, s) => sum + s, 0);
+  console.log(
+    `CPU of the stage processes: ${cpuTotal.toFixed(1)} s (${[...cpu].map(([l, s]) => `${l} ${s.toFixed(1)}`).join(', ')})`,
+  );
 } finally {
   clearInterval(sampler);
   await processes.stop();
@@ -204,3 +217,4 @@ console.log(
   `peak of the stages' total: ${mib(peaks.totalStages)} (collector then ${mib(peaks.collectorAtTotal)})`,
 );
 console.log(`peak of the total with launchers and helpers: ${mib(peaks.totalAll)}`);
+console.log(`peak of the stages' total PSS (shared pages counted once): ${mib(peaks.totalStagesPss)}`);

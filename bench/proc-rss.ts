@@ -19,6 +19,20 @@ export function procRss(pid: number): Rss {
   }
 }
 
+/**
+ * Proportional set size of a process in bytes (Pss of /proc/<pid>/smaps_rollup): each page shared
+ * with other processes (node's binary, its libraries) counted as a share, so the sum over processes
+ * is the memory they take together; 0 once it is gone.
+ */
+export function procPssBytes(pid: number): number {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    return Number(/^Pss:\s+(\d+) kB$/m.exec(rollup)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
 /** Parent pid of every live process, from /proc/<pid>/stat (the field after the command's `)`). */
 function parents(): Map<number, number> {
   const out = new Map<number, number>();
