@@ -15,6 +15,7 @@
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { buildComponentStage } from '../src/app/builtin-stages.ts';
@@ -134,8 +135,6 @@ try {
   await producer.connect(30_000);
   await new Promise((resolve) => setTimeout(resolve, 5_000));
   const idle = memory(true);
-  let peak = idle.rss;
-  const sampler = setInterval(() => (peak = Math.max(peak, procRss(process.pid).rss)), 500);
   const window: Promise<void>[] = [];
   for (const l of lines) {
     window.push(producer.produce({ topic: input, key: subnetId(l.srcIp, prefixes) ?? null, value: l.line }));
@@ -154,12 +153,12 @@ try {
   // The last transaction commits and the local copy is written (at most 1 s after a commit).
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   const held = memory(false);
+  const spaces = getHeapSpaceStatistics().filter((sp) => sp.space_size > 4 * 1024 * 1024);
   const live = memory(true);
   // jemalloc gives freed pages back to the kernel only after dirty_decay_ms (30 s, bin/allocator.js).
   await new Promise((resolve) => setTimeout(resolve, 35_000));
   const settled = memory(true);
   const localCopyBytes = du(join(dir, 'state'));
-  clearInterval(sampler);
   const admin = createAdmin(bootstrapServers(config), 'bench-held-lines');
   const left = (await admin.watermarks(output)).reduce((n, w) => n + w.high, 0);
   admin.close();
@@ -176,7 +175,10 @@ try {
   console.log(`RSS once all are held          ${per(held.rss - idle.rss)}`);
   console.log(`  anonymous                    ${per(held.anon - idle.anon)}`);
   console.log(`  file-backed (LMDB's map)     ${per(held.file - idle.file)}`);
-  console.log(`peak RSS while consuming       ${per(peak - idle.rss)}`);
+  const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
+  console.log(
+    `  V8 heap spaces then (size/used): ${spaces.map((sp) => `${sp.space_name} ${mb(sp.space_size)}/${mb(sp.space_used_size)}`).join(', ')}`,
+  );
   console.log(`after a full GC: RSS           ${per(live.rss - idle.rss)}`);
   console.log(`  live V8 heap                 ${per(live.heapUsed - idle.heapUsed)}`);
   console.log(`  outside the heap (Buffers)   ${per(live.external - idle.external)}`);
