@@ -38,8 +38,27 @@ export interface StageProcesses {
   cpuSeconds(): number;
   /** The same per process, named `<kind>` or `<kind> <name>`. */
   cpuByStage(): Map<string, number>;
+  /** The pid of each process this started (for `launch: 'relaunch'`, the launcher's), named as in cpuByStage. */
+  pids(): Map<string, number>;
   /** SIGTERM, then waits for every process to exit. */
   stop(): Promise<void>;
+}
+
+/**
+ * How a stage process is started:
+ * - `direct` (default): `node --max-semi-space-size=32 bin/hamstring.js` with the environment the
+ *   launcher would give, so the process that does the work is the one started (bench:pipeline reads
+ *   its CPU);
+ * - `exec`: the `bin/hamstring` command, which sets that environment and execs node in its own place;
+ * - `relaunch`: `node bin/hamstring.js` without the pool size, which relaunches itself as a child and
+ *   stays resident as its launcher (what every `hamstring` did before `bin/hamstring` existed).
+ */
+export type StageLaunch = 'direct' | 'exec' | 'relaunch';
+
+export interface StageProcessOptions {
+  readonly launch?: StageLaunch;
+  /** More arguments for every `hamstring run`, e.g. `--create-topics`. */
+  readonly extraArgs?: readonly string[];
 }
 
 interface Running {
@@ -54,32 +73,31 @@ export function startStageProcesses(
   components: readonly PipelineComponent[],
   dir: string,
   basePort: number,
+  options: StageProcessOptions = {},
 ): StageProcesses {
+  const { launch = 'direct', extraArgs = [] } = options;
   const running: Running[] = [];
   const spawnStage = (component: PipelineComponent, i: number): Running => {
     const port = basePort + i;
     const file = join(dir, `config-${component.kind}-${component.name}.yaml`);
     const runtime = { ...(tree.runtime as Record<string, unknown>), health_port: port, metrics: true };
     writeFileSync(file, toYaml({ ...tree, runtime }));
-    const child = spawn(
-      process.execPath,
-      // The pool size, young generation and allocator that bin/threadpool.js gives a relaunched
-      // hamstring (the bench reads this process's own CPU, so it must not relaunch itself).
-      [
-        YOUNG_GENERATION_FLAG,
-        'bin/hamstring.js',
-        'run',
-        component.kind,
-        '--name',
-        component.name,
-        '--config',
-        file,
-      ],
-      {
-        env: { ...relaunchEnv(process.env), HAMSTRING_LOG_LEVEL: 'warn' },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      },
-    );
+    const args = ['run', component.kind, '--name', component.name, '--config', file, ...extraArgs];
+    const quiet = { HAMSTRING_LOG_LEVEL: 'warn' };
+    // Without the pool size in the environment, the command sets it (exec) or relaunches (relaunch).
+    const { UV_THREADPOOL_SIZE: _pool, ...unset } = process.env;
+    const stdio: ['ignore', 'inherit', 'inherit'] = ['ignore', 'inherit', 'inherit'];
+    const child =
+      launch === 'exec'
+        ? spawn('bin/hamstring', args, { env: { ...unset, ...quiet }, stdio })
+        : launch === 'relaunch'
+          ? spawn(process.execPath, ['bin/hamstring.js', ...args], { env: { ...unset, ...quiet }, stdio })
+          : // The pool size, young generation and allocator that bin/threadpool.js gives a relaunched
+            // hamstring (the bench reads this process's own CPU, so it must not relaunch itself).
+            spawn(process.execPath, [YOUNG_GENERATION_FLAG, 'bin/hamstring.js', ...args], {
+              env: { ...relaunchEnv(process.env), ...quiet },
+              stdio,
+            });
     return { component, child, port };
   };
 
@@ -156,6 +174,12 @@ export function startStageProcesses(
     cpuByStage() {
       const label = (c: PipelineComponent) => (c.name === c.kind ? c.kind : `${c.kind} ${c.name}`);
       return new Map(running.map((r) => [label(r.component), procCpuSeconds(r.child.pid)]));
+    },
+    pids() {
+      const label = (c: PipelineComponent) => (c.name === c.kind ? c.kind : `${c.kind} ${c.name}`);
+      const out = new Map<string, number>();
+      for (const r of running) if (r.child.pid !== undefined) out.set(label(r.component), r.child.pid);
+      return out;
     },
     stop: stopAll,
   };

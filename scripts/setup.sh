@@ -10,7 +10,7 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 # 1. Debian packages: librdkafka's build libraries (linked dynamically, the build is offline),
 #    Java 17 and Maven for the broker, ClickHouse, iproute2 for network-namespace fault tests,
 #    chromium for the dashboard's browser test (playwright-core drives it; it never downloads one),
-#    libjemalloc2, the allocator bin/hamstring.js preloads (bin/allocator.js); real DNS sources for
+#    libjemalloc2, the allocator bin/hamstring preloads (bin/allocator.js); real DNS sources for
 #    the sensor tests and the resolver demo: unbound (streams dnstap), dnsperf and dig (load and
 #    queries), tshark (packet captures), rsyslog (the syslog receiver of the alert sink tests).
 packages=(zlib1g-dev libssl-dev libsasl2-dev libzstd-dev liblz4-dev libcurl4-openssl-dev

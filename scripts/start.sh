@@ -7,4 +7,5 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/setup.sh
-exec node bin/hamstring.js up --demo "$@"
+# bin/hamstring execs node in its place: no launcher process stays beside the pipeline.
+exec bin/hamstring up --demo "$@"

@@ -16,7 +16,7 @@ import { workerOptionsFromConfig } from './worker-config.ts';
 
 /**
  * libuv threads below which a process is a few stuck librdkafka calls away from a red liveness
- * (it turns red when stuck calls hold half the pool); `bin/hamstring.js` makes sure every command runs with 16.
+ * (it turns red when stuck calls hold half the pool); `bin/hamstring` makes sure every command runs with 16.
  */
 export const RECOMMENDED_THREAD_POOL_SIZE = 16;
 
@@ -59,7 +59,7 @@ export interface RunningStages {
  * - /livez, /readyz and /metrics on `runtime.health_port` (0: none), /metrics empty unless `runtime.metrics`;
  * - graceful shutdown on SIGTERM/SIGINT.
  * A libuv pool smaller than {@link RECOMMENDED_THREAD_POOL_SIZE} is reported at warn: it can only be
- * sized in the environment the process starts with (`bin/hamstring.js` relaunches itself with it).
+ * sized in the environment the process starts with (`bin/hamstring` sets it before it execs node).
  * Resolves once every worker has started.
  */
 export async function runStages(options: RunStagesOptions): Promise<RunningStages> {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
 import { projectRoot } from '../../dev/paths.ts';
 import type { PipelineComponent } from '../../stages/index.ts';
 
@@ -34,9 +35,10 @@ export function agentProcess(configPath: string): ProcessSpec {
 
 /**
  * The pipeline as separate processes, as an operator runs them, each restartable under the same
- * instance id (so a restarted stage fences its predecessor's transactions). The processes run with
- * the thread pool set, so `bin/hamstring.js` does the work itself instead of relaunching a child:
- * SIGSTOP and kill -9 then hit the process that holds the Kafka clients.
+ * instance id (so a restarted stage fences its predecessor's transactions). They start through
+ * `bin/hamstring`, which execs node in its own place (pool size, jemalloc, young generation set as an
+ * operator's command sets them): SIGSTOP and kill -9 then hit the process that holds the Kafka
+ * clients, with no launcher between.
  */
 export class PipelineProcesses {
   readonly #children = new Map<string, ChildProcess>();
@@ -68,12 +70,12 @@ export class PipelineProcesses {
   start(label: string): void {
     const spec = this.#specs.get(label);
     if (!spec) throw new Error(`no pipeline process ${label}`);
-    const [command, ...prefixArgs] = [...(spec.prefix ?? []), process.execPath];
-    const child = spawn(command ?? process.execPath, [...prefixArgs, 'bin/hamstring.js', ...spec.args], {
+    // `ip netns exec` execs too: a namespaced stage is still the one process that signals hit.
+    const [command, ...prefixArgs] = [...(spec.prefix ?? []), join(projectRoot, 'bin', 'hamstring')];
+    const child = spawn(command ?? join(projectRoot, 'bin', 'hamstring'), [...prefixArgs, ...spec.args], {
       cwd: projectRoot,
       env: {
         ...process.env,
-        UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '16',
         HAMSTRING_LOG_LEVEL: process.env.HAMSTRING_VERIFY_WORKER_LOG_LEVEL ?? 'warn',
         HAMSTRING_INSTANCE_ID: label.replace(/\s+/g, '-'),
         ...this.env,

@@ -41,14 +41,11 @@ function line(i: number): string {
 
 /** `hamstring run collector` as a separate process, as an operator starts it. */
 function runCollector(configPath: string): ChildProcess {
-  const child = spawn(
-    process.execPath,
-    ['bin/hamstring.js', 'run', 'collector', '--config', configPath, '--create-topics'],
-    {
-      env: { ...process.env, HAMSTRING_LOG_LEVEL: 'warn', HAMSTRING_INSTANCE_ID: `collector-${process.pid}` },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    },
-  );
+  // bin/hamstring execs node in its place: kill -9 hits the collector, not a launcher above it.
+  const child = spawn('bin/hamstring', ['run', 'collector', '--config', configPath, '--create-topics'], {
+    env: { ...process.env, HAMSTRING_LOG_LEVEL: 'warn', HAMSTRING_INSTANCE_ID: `collector-${process.pid}` },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   children.push(child);
   return child;
 }

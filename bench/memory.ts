@@ -1,0 +1,220 @@
+/**
+ * Memory of the pipeline as an operator runs it: N HAMSTRING v2.0.0-format lines replayed through
+ * the six stages as six `hamstring run` processes at the shipped settings (config.yaml as it is,
+ * batch_timeout 30 s included) on a private 1-node broker, each process's RSS sampled from /proc
+ * every 500 ms, launcher processes (a parent that relaunched `hamstring` as its child) apart.
+ *
+ *   node --import tsx bench/memory.ts [--lines 200000] [--launch exec|relaunch|direct] [--port 27092] [--keep-broker]
+ *   npm run bench:memory -- --lines 50000
+ *
+ * --launch: how each stage process starts (bench/stage-processes.ts): `exec` (default) through the
+ * `bin/hamstring` command, as npm installs it; `relaunch` through `node bin/hamstring.js`, which
+ * relaunches itself and stays resident as the launcher (the only way before `bin/hamstring`).
+ *
+ * The lines are in memory before the stages start (500 hosts, seed 5, event times an hour ago), and
+ * written to the input topic once every stage serves /metrics. The run ends once the logserver has
+ * read every line and for batch_timeout + 1 s no lag read above 0 and no stage consumed a record.
+ * Printed: peak RSS per stage process (anonymous and file-backed) and per launcher, the peak of their
+ * sum (samples taken at the same moment) and of the stages' PSS (node's binary and libraries, mapped
+ * by every process, counted once), and the stages' CPU seconds. The monitoring agent is not run
+ * (its rows are written to Kafka in the stages' transactions as always).
+ */
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parse as parseYaml } from 'yaml';
+import { validateConfig } from '../src/config/index.ts';
+import { LocalKafkaCluster } from '../src/dev/kafka-cluster.ts';
+import { silentLogger } from '../src/observability/logger.ts';
+import { pipelineComponents } from '../src/stages/pipeline-components.ts';
+import { generateTraffic, type GeneratedLine } from '../src/traffic/index.ts';
+import { writeInput } from './input-lines.ts';
+import { procCommand, processTree, procPssBytes, procRss, type Rss } from './proc-rss.ts';
+import { startStageProcesses, type StageLaunch } from './stage-processes.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    lines: { type: 'string', default: '200000' },
+    'all-components': { type: 'boolean', default: false },
+    launch: { type: 'string', default: 'exec' },
+    port: { type: 'string', default: '27092' },
+    'keep-broker': { type: 'boolean', default: false },
+  },
+});
+const LINES = Number(args.lines);
+const LAUNCH = args.launch as StageLaunch;
+if (!['exec', 'relaunch', 'direct'].includes(LAUNCH))
+  throw new Error(`--launch ${LAUNCH}: exec, relaunch or direct`);
+const SAMPLE_MS = 500;
+/** Health ports of the stage processes: this one and the next five (below Linux's ephemeral range). */
+const HEALTH_BASE_PORT = 29_600;
+const dir = join('var', 'bench', 'memory');
+const MiB = 1024 * 1024;
+
+/** v2.0.0 lines: `ts` to the second, sizes without a unit, no `response_ip`. */
+function v2Lines(count: number): GeneratedLine[] {
+  const traffic = generateTraffic({
+    seed: 5,
+    rate: 2_000,
+    durationSeconds: Math.ceil(count / 2_000),
+    hosts: 500,
+    startMs: Date.now() - 3_600_000,
+    format: 'v2',
+  });
+  const lines: GeneratedLine[] = [];
+  for (const line of traffic.lines()) {
+    if (lines.length >= count) break;
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** Peak RSS per process role over the run, from samples of every process at the same moment. */
+class RssPeaks {
+  readonly stage = new Map<string, number>();
+  /** Each stage process's resident set split at its peak. */
+  readonly stageSplit = new Map<string, Rss>();
+  readonly launcher = new Map<string, number>();
+  readonly helper = new Map<string, number>();
+  totalStages = 0;
+  totalAll = 0;
+  /** The peak of the stage processes' summed PSS: shared pages (node's binary) counted once. */
+  totalStagesPss = 0;
+  /** The collector's RSS at the sample where the stages' sum peaked. */
+  collectorAtTotal = 0;
+  readonly launcherCommands = new Set<string>();
+  readonly helperCommands = new Set<string>();
+
+  sample(pids: ReadonlyMap<string, number>): void {
+    let stages = 0;
+    let stagesPss = 0;
+    let all = 0;
+    let collector = 0;
+    for (const [label, root] of pids) {
+      const tree = processTree(root).map((pid) => {
+        const split = procRss(pid);
+        return { pid, command: procCommand(pid), rss: split.rss, split };
+      });
+      // The deepest `hamstring.js` process does the stage's work; one above it relaunched it (a
+      // launcher); anything else the stage started is a helper (tsx's esbuild service).
+      const hamstring = tree.filter((p) => p.command.includes('hamstring.js'));
+      const stage = hamstring.at(-1);
+      if (stage === undefined) continue;
+      stages += stage.rss;
+      stagesPss += procPssBytes(stage.pid);
+      if (label.startsWith('collector')) collector = stage.rss;
+      if (stage.rss > (this.stage.get(label) ?? 0)) {
+        this.stage.set(label, stage.rss);
+        this.stageSplit.set(label, stage.split);
+      }
+      let launchers = 0;
+      let helpers = 0;
+      for (const p of tree) {
+        all += p.rss;
+        if (p === stage) continue;
+        if (hamstring.includes(p)) {
+          launchers += p.rss;
+          this.launcherCommands.add(p.command);
+        } else {
+          helpers += p.rss;
+          this.helperCommands.add(p.command);
+        }
+      }
+      if (launchers > 0) this.launcher.set(label, Math.max(this.launcher.get(label) ?? 0, launchers));
+      if (helpers > 0) this.helper.set(label, Math.max(this.helper.get(label) ?? 0, helpers));
+    }
+    if (stages > this.totalStages) this.collectorAtTotal = collector;
+    this.totalStages = Math.max(this.totalStages, stages);
+    this.totalStagesPss = Math.max(this.totalStagesPss, stagesPss);
+    this.totalAll = Math.max(this.totalAll, all);
+  }
+}
+
+const mib = (bytes: number) => `${(bytes / MiB).toFixed(0)} MiB`;
+
+const lines = v2Lines(LINES);
+const lineBytes = lines.reduce((sum, l) => sum + Buffer.byteLength(l.line), 0);
+console.log(
+  `input: ${lines.length} v2.0.0 lines, ${(lineBytes / MiB).toFixed(1)} MiB (${(lineBytes / lines.length).toFixed(0)} bytes a line)`,
+);
+
+rmSync(dir, { recursive: true, force: true });
+mkdirSync(dir, { recursive: true });
+const cluster = await LocalKafkaCluster.start({
+  nodes: 1,
+  dataDir: join(dir, 'kafka'),
+  basePort: Number(args.port),
+});
+const tree = parseYaml(readFileSync('config.yaml', 'utf8')) as Record<string, Record<string, unknown>>;
+(tree.environment as Record<string, unknown>).kafka_bootstrap_servers = cluster.bootstrapServers;
+// No alert file in the working tree; every other setting is the shipped one.
+((tree.pipeline as Record<string, Record<string, unknown>>).alerting as Record<string, unknown>).log_to_file =
+  false;
+tree.runtime = { state: { dir: join(dir, 'state') } };
+const config = validateConfig(tree);
+const batchTimeoutMs = config.pipeline.log_collection.default_batch_handler_config.batch_timeout * 1000;
+// One process per stage (the first entry of each kind: the DGA path), as the issue measured; with
+// --all-components every configured entry (the shipped config also has a tunnel path: nine).
+const stageKinds = pipelineComponents(config).filter((c) => c.kind !== 'webhook' && c.kind !== 'syslog');
+const components = args['all-components']
+  ? stageKinds
+  : stageKinds.filter((c, i) => stageKinds.findIndex((d) => d.kind === c.kind) === i);
+
+const processes = startStageProcesses(tree, components, dir, HEALTH_BASE_PORT, {
+  launch: LAUNCH,
+  extraArgs: ['--create-topics'],
+});
+const peaks = new RssPeaks();
+const sampler = setInterval(() => peaks.sample(processes.pids()), SAMPLE_MS);
+try {
+  console.log(`starting ${components.length} stage processes (--launch ${LAUNCH})`);
+  await processes.started(300_000);
+  const idle = new RssPeaks();
+  idle.sample(processes.pids());
+  console.log(`started; stage RSS before any line: ${mib(idle.totalStages)}`);
+  const began = Date.now();
+  const sent = await writeInput(config, lines, silentLogger());
+  console.log(`input written in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+  let lastBusy = Date.now();
+  let seenIn = -1;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
+    const now = await processes.progress();
+    if (now.lag > 0 || now.firstIn < sent || now.allIn !== seenIn) lastBusy = Date.now();
+    seenIn = now.allIn;
+    if (Date.now() - lastBusy >= batchTimeoutMs + 1000) break;
+    if (Date.now() - began > 900_000) throw new Error(`no end after 15 min: ${JSON.stringify(now)}`);
+  }
+  console.log(`replayed in ${((lastBusy - began) / 1000).toFixed(1)} s`);
+  // What a setting that saves memory costs in CPU shows here (only --launch exec and direct
+  // start the stage process itself; a relaunching launcher's own CPU is all it reads).
+  const cpu = processes.cpuByStage();
+  const cpuTotal = [...cpu.values()].reduce((sum, s) => sum + s, 0);
+  console.log(
+    `CPU of the stage processes: ${cpuTotal.toFixed(1)} s (${[...cpu].map(([l, s]) => `${l} ${s.toFixed(1)}`).join(', ')})`,
+  );
+} finally {
+  clearInterval(sampler);
+  await processes.stop();
+  if (!args['keep-broker']) await cluster.stop();
+}
+
+console.log(`peak RSS per stage process (sampled every ${SAMPLE_MS} ms):`);
+for (const [label, rss] of peaks.stage) {
+  const split = peaks.stageSplit.get(label);
+  const parts = split ? ` (anonymous ${mib(split.anon)}, file-backed ${mib(split.file)})` : '';
+  console.log(`  ${label.padEnd(28)} ${mib(rss).padStart(8)}${parts}`);
+}
+if (peaks.launcher.size > 0) {
+  console.log('peak RSS per launcher process (a parent that relaunched hamstring):');
+  for (const [label, rss] of peaks.launcher) console.log(`  ${label.padEnd(28)} ${mib(rss).padStart(8)}`);
+} else console.log('launcher processes: none');
+if (peaks.helper.size > 0) {
+  console.log(`peak RSS of other processes a stage started (${[...peaks.helperCommands].join(' | ')}):`);
+  for (const [label, rss] of peaks.helper) console.log(`  ${label.padEnd(28)} ${mib(rss).padStart(8)}`);
+}
+console.log(
+  `peak of the stages' total: ${mib(peaks.totalStages)} (collector then ${mib(peaks.collectorAtTotal)})`,
+);
+console.log(`peak of the total with launchers and helpers: ${mib(peaks.totalAll)}`);
+console.log(`peak of the stages' total PSS (shared pages counted once): ${mib(peaks.totalStagesPss)}`);
