@@ -7,18 +7,22 @@ import { generateTraffic, type GeneratedLine } from '../src/traffic/index.ts';
 /**
  * The throughput phase's input: `count` generated lines (500 hosts, seed 5, event times an hour
  * ago), made in memory first. Generating is far slower than writing: done while the clock ran, it
- * took the machine from the stages it measures.
+ * took the machine from the stages it measures. `format` `v2`: as HAMSTRING v2.0.0 writes them.
  */
-export function benchLines(count: number): GeneratedLine[] {
+export function benchLines(count: number, format?: 'v2'): GeneratedLine[] {
   const traffic = generateTraffic({
     seed: 5,
     rate: 2_000,
     durationSeconds: Math.ceil(count / 2_000),
     hosts: 500,
     startMs: Date.now() - 3_600_000,
+    ...(format === undefined ? {} : { format }),
   });
   const lines: GeneratedLine[] = [];
-  for (const line of traffic.lines()) lines.push(line);
+  for (const line of traffic.lines()) {
+    if (lines.length >= count) break;
+    lines.push(line);
+  }
   return lines;
 }
 

@@ -27,8 +27,7 @@ import { validateConfig } from '../src/config/index.ts';
 import { LocalKafkaCluster } from '../src/dev/kafka-cluster.ts';
 import { silentLogger } from '../src/observability/logger.ts';
 import { pipelineComponents } from '../src/stages/pipeline-components.ts';
-import { generateTraffic, type GeneratedLine } from '../src/traffic/index.ts';
-import { writeInput } from './input-lines.ts';
+import { benchLines, writeInput } from './input-lines.ts';
 import { procCommand, processTree, procPssBytes, procRss, type Rss } from './proc-rss.ts';
 import { startStageProcesses, type StageLaunch } from './stage-processes.ts';
 
@@ -50,24 +49,6 @@ const SAMPLE_MS = 500;
 const HEALTH_BASE_PORT = 29_600;
 const dir = join('var', 'bench', 'memory');
 const MiB = 1024 * 1024;
-
-/** v2.0.0 lines: `ts` to the second, sizes without a unit, no `response_ip`. */
-function v2Lines(count: number): GeneratedLine[] {
-  const traffic = generateTraffic({
-    seed: 5,
-    rate: 2_000,
-    durationSeconds: Math.ceil(count / 2_000),
-    hosts: 500,
-    startMs: Date.now() - 3_600_000,
-    format: 'v2',
-  });
-  const lines: GeneratedLine[] = [];
-  for (const line of traffic.lines()) {
-    if (lines.length >= count) break;
-    lines.push(line);
-  }
-  return lines;
-}
 
 /** Peak RSS per process role over the run, from samples of every process at the same moment. */
 class RssPeaks {
@@ -132,7 +113,7 @@ class RssPeaks {
 
 const mib = (bytes: number) => `${(bytes / MiB).toFixed(0)} MiB`;
 
-const lines = v2Lines(LINES);
+const lines = benchLines(LINES, 'v2');
 const lineBytes = lines.reduce((sum, l) => sum + Buffer.byteLength(l.line), 0);
 console.log(
   `input: ${lines.length} v2.0.0 lines, ${(lineBytes / MiB).toFixed(1)} MiB (${(lineBytes / lines.length).toFixed(0)} bytes a line)`,

@@ -4,11 +4,18 @@ import type { LocalClickHouse } from '../../dev/clickhouse-server.ts';
 import { LocalKafkaCluster } from '../../dev/kafka-cluster.ts';
 import { NetworkNamespace } from '../../dev/network-namespace.ts';
 import { createAdmin, type AdminPort } from '../../kafka/admin.ts';
+import { drainMonitoringAgent } from '../../monitoring/agent-drain.ts';
+import { monitoringTopic } from '../../monitoring/events.ts';
 import { pipelineComponents } from '../../stages/index.ts';
 import { networkCutTarget } from './faults.ts';
 import { pipelineLayout, type PipelineLayout } from './layout.ts';
 import { writePipelineConfig } from './pipeline-config.ts';
 import { agentProcess, componentProcess, PipelineProcesses, type ProcessSpec } from './processes.ts';
+import { waitQuiet } from './quiet.ts';
+
+/** No topic grew this long: the pipeline is idle (longer than any timer of the run's config). */
+const QUIET_MS = 15_000;
+const DRAIN_TIMEOUT_MS = 300_000;
 
 /** Where a verification run's pipeline runs: its broker, ClickHouse database and folder. */
 export interface PipelineEnvironmentOptions {
@@ -93,6 +100,33 @@ export class PipelineEnvironment {
       namespace?.remove();
       throw e;
     }
+  }
+
+  /**
+   * The end of a run: waits until no topic grew for 15 s (the stages idle; `onQuiet` then), stops
+   * the stages with SIGTERM, waits until the agent copied every monitoring row, and stops it.
+   */
+  async settle(onQuiet?: () => void): Promise<{ wentQuiet: boolean; agentBehind: string[] }> {
+    const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+    const fills = monitoringTopic('fill_levels');
+    // The collector's fill-level samples, written on a timer, never stand still.
+    const wentQuiet = await waitQuiet(this.admin, QUIET_MS, deadline, (all) =>
+      all.filter((t) => !t.startsWith('__') && t !== fills),
+    );
+    onQuiet?.();
+    // The agent writes to ClickHouse, not to a topic: one retrying an insert (ClickHouse restarted a
+    // moment ago) leaves every topic still. Its group's offsets tell when it copied every row, once
+    // the stages stopped writing.
+    await this.processes.stopStages();
+    const agent = await drainMonitoringAgent({
+      bootstrap: this.cluster.bootstrapServers,
+      timeoutMs: Math.max(30_000, deadline - Date.now()),
+    });
+    await this.processes.stopAll();
+    return {
+      wentQuiet,
+      agentBehind: agent.drained ? [] : agent.behind.map((p) => `${p.topic}:${p.partition}`),
+    };
   }
 
   /** Stops every process, the broker, and removes the namespace. */

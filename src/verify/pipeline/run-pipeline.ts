@@ -1,36 +1,19 @@
 import { rmSync } from 'node:fs';
-import type { LocalClickHouse } from '../../dev/clickhouse-server.ts';
 import type { AdminPort } from '../../kafka/admin.ts';
-import { drainMonitoringAgent } from '../../monitoring/agent-drain.ts';
-import { monitoringTopic } from '../../monitoring/events.ts';
 import { injectAll } from './fault-injection.ts';
 import { feedLines, verifyTraffic, type TrafficShape } from './feed.ts';
 import { faultSchedule, type InjectedFault } from './faults.ts';
 import { layoutTopics } from './layout.ts';
 import { accountLines, type LineAccounting } from './line-fates.ts';
-import { PipelineEnvironment } from './pipeline-environment.ts';
-import { waitQuiet } from './quiet.ts';
+import { PipelineEnvironment, type PipelineEnvironmentOptions } from './pipeline-environment.ts';
 import { readPipeline } from './read-pipeline.ts';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** No topic grew this long: the pipeline is idle (longer than any timer of the run's config). */
-const QUIET_MS = 15_000;
-const DRAIN_TIMEOUT_MS = 300_000;
-
-export interface PipelineRunOptions {
-  readonly seed: number;
+export interface PipelineRunOptions extends PipelineEnvironmentOptions {
   readonly traffic: TrafficShape;
   /** Wall time the feed spreads the lines over (the faults happen within it). */
   readonly feedMs: number;
-  readonly faults: boolean;
-  /** Everything of the run: the broker's data, the config, the state, the process logs. */
-  readonly dir: string;
-  readonly kafkaBasePort: number;
-  readonly clickhouse: LocalClickHouse;
-  readonly database: string;
-  readonly baseConfig: string;
-  readonly inspectors: 'shipped' | 'pass-all';
   readonly log: (line: string) => void;
 }
 
@@ -58,7 +41,7 @@ export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunRep
   const began = Date.now();
   rmSync(o.dir, { recursive: true, force: true });
   const env = await PipelineEnvironment.start(o);
-  const { admin, cluster, config, layout, processes } = env;
+  const { cluster, config, layout, processes } = env;
   try {
     const traffic = verifyTraffic(o.traffic);
     processes.startAll();
@@ -82,21 +65,7 @@ export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunRep
       }),
     ]);
     o.log(`seed ${o.seed}: fed; waiting until the pipeline is idle`);
-    const samples = monitoringTopic('fill_levels');
-    const deadline = Date.now() + DRAIN_TIMEOUT_MS;
-    const wentQuiet = await waitQuiet(admin, QUIET_MS, deadline, (all) =>
-      all.filter((t) => !t.startsWith('__') && t !== samples),
-    );
-    // The agent writes to ClickHouse, not to a topic: one retrying an insert (ClickHouse restarted a
-    // moment ago) leaves every topic still. Its group's offsets tell when it copied every row.
-    // Once the stages stopped writing: their fill-level samples never stand still.
-    await processes.stopStages();
-    const agent = await drainMonitoringAgent({
-      bootstrap: cluster.bootstrapServers,
-      timeoutMs: Math.max(30_000, deadline - Date.now()),
-    });
-    const agentBehind = agent.drained ? [] : agent.behind.map((p) => `${p.topic}:${p.partition}`);
-    await processes.stopAll();
+    const { wentQuiet, agentBehind } = await env.settle();
     const read = await readPipeline({ config, database: o.database });
     const accounting = accountLines(
       traffic.lines.map((l) => ({ id: l.id, valid: l.valid })),

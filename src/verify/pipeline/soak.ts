@@ -1,15 +1,11 @@
 import { rmSync } from 'node:fs';
-import type { LocalClickHouse } from '../../dev/clickhouse-server.ts';
-import { drainMonitoringAgent } from '../../monitoring/agent-drain.ts';
-import { monitoringTopic } from '../../monitoring/events.ts';
 import { decodeAlert } from '../../stages/index.ts';
 import { generateTraffic } from '../../traffic/index.ts';
 import { injectAll } from './fault-injection.ts';
 import { feedPaced, markedLines } from './feed.ts';
 import { faultSchedule, type InjectedFault, type PlannedFault } from './faults.ts';
 import { layoutTopics } from './layout.ts';
-import { PipelineEnvironment } from './pipeline-environment.ts';
-import { waitQuiet } from './quiet.ts';
+import { PipelineEnvironment, type PipelineEnvironmentOptions } from './pipeline-environment.ts';
 import { readTopics } from './read-pipeline.ts';
 import { waitPipelineTopics } from './run-pipeline.ts';
 import { groupLag, processUsage, stageGroups, type Sample } from './soak-sampler.ts';
@@ -17,22 +13,15 @@ import { groupLag, processUsage, stageGroups, type Sample } from './soak-sampler
 /** One fault schedule (every kind) per cycle; its faults fill the first part, the rest is recovery. */
 const CYCLE_MS = 300_000;
 const FAULT_SHARE = 0.6;
-const QUIET_MS = 15_000;
-const DRAIN_TIMEOUT_MS = 300_000;
 
-export interface SoakOptions {
-  readonly seed: number;
+/** The environment's settings but the inspectors (the shipped ones) and faults (always). */
+export interface SoakOptions extends Omit<PipelineEnvironmentOptions, 'inspectors' | 'faults'> {
   readonly hosts: number;
   /** Lines per second, fed at their event time (the generator's clock is the wall clock). */
   readonly rate: number;
   readonly minutes: number;
   readonly hostileEvery: number;
   readonly sampleMs: number;
-  readonly dir: string;
-  readonly kafkaBasePort: number;
-  readonly clickhouse: LocalClickHouse;
-  readonly database: string;
-  readonly baseConfig: string;
   readonly log: (line: string) => void;
 }
 
@@ -157,19 +146,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakRun> {
       }),
     ]);
     o.log(`soak: fed ${linesFed} lines; waiting until the pipeline is idle`);
-    const deadline = Date.now() + DRAIN_TIMEOUT_MS;
-    const fills = monitoringTopic('fill_levels');
-    const wentQuiet = await waitQuiet(admin, QUIET_MS, deadline, (all) =>
-      all.filter((t) => !t.startsWith('__') && t !== fills),
-    );
-    sampling = false;
-    await sampler;
-    await processes.stopStages();
-    const agent = await drainMonitoringAgent({
-      bootstrap: cluster.bootstrapServers,
-      timeoutMs: Math.max(30_000, deadline - Date.now()),
+    const settled = env.settle(() => {
+      sampling = false;
     });
-    await processes.stopAll();
+    await sampler;
+    const { wentQuiet, agentBehind } = await settled;
     const alerts: AlertLatency[] = [];
     await readTopics({ config, timeoutMs: 300_000 }, layoutTopics(layout).alerts, (r) => {
       if (r.value === null || r.timestamp === undefined) return;
@@ -197,7 +178,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakRun> {
       ...(env.noCut === undefined ? {} : { networkCutSkipped: env.noCut }),
       alerts: alerts.sort((a, b) => a.atMs - b.atMs),
       wentQuiet,
-      agentBehind: agent.drained ? [] : agent.behind.map((p) => `${p.topic}:${p.partition}`),
+      agentBehind,
       unexpectedExits: processes.unexpectedExits,
       durationMs: Date.now() - began,
     };
