@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { posix } from 'node:path';
 import { describe, it } from 'node:test';
-import { containerfile, readRepoFile, REPO } from './helpers.ts';
+import { containerfile, IMAGE_ROOT, imageEntrypoint, readRepoFile, REPO } from './helpers.ts';
 
 const { all, final } = containerfile();
 const runs = all.filter(([k]) => k === 'RUN').map(([, rest]) => rest);
@@ -39,11 +40,32 @@ describe('deploy/Containerfile', () => {
     }
   });
 
-  it('the image runs unprivileged, with the libraries librdkafka and the launcher load', () => {
+  it('starts through bin/hamstring, the command npm installs, which execs node: one process', () => {
+    const [command, ...rest] = imageEntrypoint();
+    assert.equal(command, `${IMAGE_ROOT}bin/hamstring`);
+    assert.deepEqual(rest, [], 'the container args follow the command');
+    const bin = command.slice(IMAGE_ROOT.length);
+    const pkg = JSON.parse(readRepoFile('package.json')) as { bin: Record<string, string> };
+    assert.equal(pkg.bin.hamstring, bin);
+    assert.ok(
+      all.some(([k, rest]) => k === 'COPY' && rest === `${posix.dirname(bin)}/ ${posix.dirname(bin)}/`),
+      `the image holds ${bin}`,
+    );
+    // COPY keeps the mode the build context gives the file.
+    assert.notEqual(statSync(`${REPO}${bin}`).mode & 0o111, 0, `${bin} is executable`);
+    const script = readRepoFile(bin);
+    assert.ok(script.startsWith('#!/bin/sh\n'), `${bin} is a POSIX shell script`);
+    // node replaces the script (no launcher left as the container's first process) wherever it starts.
+    const starts = script.split('\n').filter((line) => /(^|[\s;)])node\s/.test(line.replace(/#.*/, '')));
+    assert.ok(starts.length > 0, `${bin} starts node`);
+    for (const line of starts) assert.match(line, /\bexec node\s/, line);
+  });
+
+  it('the image runs unprivileged, with the libraries librdkafka and bin/hamstring load', () => {
     const user = final.find(([k]) => k === 'USER')?.[1];
     assert.ok(user && !/^(0|root)\b/.test(user), `USER ${user}`);
     const packages = final.find(([k, rest]) => k === 'RUN' && rest.includes('apt-get install'))?.[1] ?? '';
-    // Runtime packages of the -dev libraries setup.sh builds librdkafka against, and bin/allocator.js's jemalloc.
+    // Runtime packages of the -dev libraries setup.sh builds librdkafka against, and the jemalloc bin/hamstring preloads.
     for (const lib of ['zlib1g', 'libssl3', 'libsasl2-2', 'libzstd1', 'liblz4-1', 'libcurl4', 'libjemalloc2'])
       assert.ok(packages.split(/\s+/).includes(lib), `the final stage installs ${lib}`);
     for (const dev of [

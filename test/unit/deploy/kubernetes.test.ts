@@ -169,8 +169,8 @@ describe('deploy/kubernetes', () => {
   });
 
   it("every container's args are a command line the CLI takes, to the image's entrypoint", async () => {
-    assert.deepEqual(imageEntrypoint(), ['node', `${IMAGE_ROOT}bin/hamstring.js`]);
-    assert.ok(existsSync(`${REPO}bin/hamstring.js`));
+    // The hamstring command, which execs node (containerfile.test.ts): the args reach the CLI as they are.
+    assert.deepEqual(imageEntrypoint(), [`${IMAGE_ROOT}bin/hamstring`]);
     for (const w of workloads) {
       const c = container(w);
       assert.equal(c.command, undefined, `${w.metadata.name} keeps the image's entrypoint`);

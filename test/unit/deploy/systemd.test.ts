@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,32 +78,44 @@ const instances = components.map((c) => ({
   instance: instanceOf(c, components.filter((o) => o.kind === c.kind).length),
 }));
 
-/** Runs the template's ExecStart for an instance against a stand-in bin/hamstring.js that prints its argv. */
-function templateArgv(instance: string, extraEnv: Record<string, string> = {}): string[] {
-  const unit = unitFile('hamstring@.service');
+/**
+ * Runs a unit's ExecStart (`/bin/sh -c '... exec "$HAMSTRING_HOME/bin/hamstring" ...'`) with the
+ * unit's Environment= against a stand-in bin/hamstring that execs node to print its argv and pid:
+ * the argv is what the CLI would receive, and a pid equal to the shell's shows that the shell, the
+ * command and node are one process, each exec'ing the next, with none left to hold a signal.
+ */
+function startedArgv(name: string, instance?: string, extraEnv: Record<string, string> = {}): string[] {
+  const unit = unitFile(name);
   const argv = execStartArgv(unit, instance, {});
-  assert.equal(argv[0], '/bin/sh', 'the template splits its instance name with /bin/sh');
+  assert.deepEqual(argv.slice(0, 2), ['/bin/sh', '-c'], `${name} starts through /bin/sh`);
   const script = argv[2]!;
-  assert.equal(script.split('/usr/bin/node').length, 2, 'the script runs /usr/bin/node once');
-  const { HAMSTRING_CONFIG } = environmentOf(unit);
-  assert.ok(HAMSTRING_CONFIG, 'the template sets HAMSTRING_CONFIG');
-  const out = execFileSync(
-    '/bin/sh',
-    [argv[1]!, script.replace('/usr/bin/node', process.execPath), ...argv.slice(3)],
-    {
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH, HAMSTRING_HOME: stubRoot(), HAMSTRING_CONFIG, ...extraEnv },
-    },
+  assert.equal(
+    script.split('exec "$HAMSTRING_HOME/bin/hamstring" ').length,
+    2,
+    `${name}: the script execs bin/hamstring once`,
   );
-  return JSON.parse(out) as string[];
+  assert.doesNotMatch(script, /\bnode\b|hamstring\.js/, `${name}: starting node is bin/hamstring's job`);
+  const env = { ...environmentOf(unit), HAMSTRING_HOME: stubRoot(), ...extraEnv };
+  const run = spawnSync('/bin/sh', argv.slice(1), { encoding: 'utf8', env });
+  assert.equal(run.status, 0, `${name}: ${run.stderr}`);
+  const seen = JSON.parse(run.stdout) as { pid: number; argv: string[] };
+  assert.equal(seen.pid, run.pid, `${name}: node runs in the process systemd started`);
+  return seen.argv;
 }
+const templateArgv = (instance: string, extraEnv: Record<string, string> = {}) =>
+  startedArgv('hamstring@.service', instance, extraEnv);
 
 let stub: string | undefined;
+/** An install root whose bin/hamstring, like the real one, ends by exec'ing node. */
 function stubRoot(): string {
   if (stub) return stub;
   stub = mkdtempSync(join(tmpdir(), 'hamstring-systemd-'));
   mkdirSync(join(stub, 'bin'));
-  writeFileSync(join(stub, 'bin/hamstring.js'), 'console.log(JSON.stringify(process.argv.slice(2)));\n');
+  const node = `'${process.execPath.replaceAll("'", "'\\''")}'`;
+  const print = 'console.log(JSON.stringify({ pid: process.pid, argv: process.argv.slice(1) }))';
+  writeFileSync(join(stub, 'bin/hamstring'), `#!/bin/sh\nexec ${node} -e '${print}' -- "$@"\n`, {
+    mode: 0o755,
+  });
   return stub;
 }
 after(() => {
@@ -188,16 +200,11 @@ describe('deploy/systemd', () => {
     ['hamstring-monitoring.service', 'monitoring run'],
     ['hamstring-dashboard.service', 'dashboard'],
   ] as const) {
-    it(`${name} runs \`hamstring ${path}\` from the install root`, async () => {
-      const unit = unitFile(name);
-      const env: Record<string, string> = {
-        ...environmentOf(unit),
-        HAMSTRING_METRICS_URLS: 'http://node1:9464/metrics',
-      };
-      const [node, script, ...args] = execStartArgv(unit, undefined, env);
-      assert.equal(node, '/usr/bin/node');
-      assert.equal(script, `${env.HAMSTRING_HOME}/bin/hamstring.js`);
+    it(`${name} runs \`hamstring ${path}\` through bin/hamstring, in one process`, async () => {
+      const args = startedArgv(name, undefined, { HAMSTRING_METRICS_URLS: 'http://node1:9464/metrics' });
       assert.equal(args.slice(0, path.split(' ').length).join(' '), path);
+      const at = args.indexOf('--config');
+      assert.deepEqual(args.slice(at, at + 2), ['--config', '/etc/hamstring/config.yaml']);
       const cli = await cliAccepts(args);
       assert.equal(cli.code, 0, cli.output);
       assert.ok(cli.output.startsWith(`usage: hamstring ${path}`), cli.output);
@@ -213,8 +220,13 @@ describe('deploy/systemd', () => {
         Number(unit.get('Unit')?.get('StartLimitBurst')?.[0]) > 0,
         'a start limit bounds the restarts',
       );
-      // SIGTERM to the launcher alone: it passes one on; a second makes the worker exit at once.
-      assert.equal(one(unit, 'KillMode'), 'mixed');
+      // One process (startedArgv checks the execs), so systemd's SIGTERM reaches hamstring itself, once.
+      assert.equal(one(unit, 'KillMode'), 'control-group');
+      assert.equal(one(unit, 'Type'), 'exec');
+      assert.equal(service(unit).get('ExecStop'), undefined, 'stopped by the signal alone');
+      // bin/hamstring execs the first node on PATH: here /usr/bin/node, which docs/deploy.md installs.
+      assert.equal(environmentOf(unit).PATH, '/usr/bin:/bin');
+      assert.equal(environmentOf(unit).HAMSTRING_HOME, one(unit, 'WorkingDirectory'), 'the install root');
       assert.notEqual(one(unit, 'User'), 'root');
       assert.ok(
         (service(unit).get('EnvironmentFile') ?? []).includes('-/etc/hamstring/secrets.env'),
