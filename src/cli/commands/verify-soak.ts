@@ -29,8 +29,8 @@ export async function runSoakVerify(values: CommandInput['values'], io: CommandI
     const seedRaw = stringOption(values, 'seed') ?? '1';
     const run = await runSoak({
       seed: Number.parseInt(seedRaw, 10) || 1,
-      hosts: intOption(values, 'hosts', 4, 10_000) ?? 200,
-      rate: intOption(values, 'rate', 1, 100_000) ?? 1_000,
+      hosts: intOption(values, 'hosts', 4, 10_000) ?? 40,
+      rate: intOption(values, 'rate', 1, 100_000) ?? 100,
       minutes: intOption(values, 'minutes', 1, 1_440) ?? 30,
       hostileEvery: intOption(values, 'hostile-every', 0, 1_000_000) ?? 20,
       sampleMs: (intOption(values, 'sample-seconds', 1, 600) ?? 10) * 1000,
