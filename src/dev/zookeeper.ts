@@ -113,6 +113,15 @@ export class LocalZooKeeper {
     return zk;
   }
 
+  /** The server running from `dataDir` (per its state file), or undefined. */
+  static attach(dataDir: string): LocalZooKeeper | undefined {
+    const dir = resolveDataDir(dataDir);
+    const state = readStateFile(zooKeeperFiles(dir).runningFile, stateSchema);
+    if (!state) return undefined;
+    const zk = new LocalZooKeeper(dir, state.port);
+    return zk.isRunning() ? zk : undefined;
+  }
+
   pid(): number | undefined {
     return readStateFile(zooKeeperFiles(this.dataDir).runningFile, stateSchema)?.pid;
   }
