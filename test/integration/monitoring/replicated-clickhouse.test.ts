@@ -43,7 +43,7 @@ const base = join(projectRoot, 'var', 'test', 'replicated-clickhouse');
 let kafka: Awaited<ReturnType<typeof startPrivateKafka>> | undefined;
 let zk: LocalZooKeeper | undefined;
 const servers: LocalClickHouse[] = [];
-let agent: MonitoringAgent | undefined;
+const agents: MonitoringAgent[] = [];
 let dashboard: Dashboard | undefined;
 
 before(async () => {
@@ -72,7 +72,7 @@ before(async () => {
 
 after(async () => {
   await dashboard?.close();
-  await agent?.stop();
+  await Promise.all(agents.map((a) => a.stop()));
   await Promise.all(servers.map((s) => s.stop()));
   await zk?.stop();
   await kafka?.stop();
@@ -97,7 +97,8 @@ test('one replica killed mid-run: the other keeps taking rows and serving the da
     replication: { replicas: [{ hostname: '127.0.0.1', port: r2.httpPort }] },
   });
   const log = new CapturedLog();
-  agent = await startAgent(config, bootstrap, world, { log: log.logger });
+  const agent = await startAgent(config, bootstrap, world, { log: log.logger });
+  agents.push(agent);
 
   // The agent made the tables on both replicas, replicated ones.
   await waitFor(
@@ -143,7 +144,7 @@ test('one replica killed mid-run: the other keeps taking rows and serving the da
     log.lines.some(
       (l) =>
         l.event === 'clickhouse-connected' &&
-        l.msg === `clickhouse: connected to ${r2.url} (${agent?.clickhouseVersion})`,
+        l.msg === `clickhouse: connected to ${r2.url} (${agent.clickhouseVersion})`,
     ),
     'the agent moved to the second replica',
   );
@@ -197,6 +198,53 @@ test('one replica killed mid-run: the other keeps taking rows and serving the da
   console.log(
     `replicated ClickHouse: ${beforeKill} rows in when killed, ${agent.outages} outage(s), ${Date.now() - t0} ms`,
   );
+  await dashboard.close();
+  dashboard = undefined;
+  await agent.stop();
+});
+
+test('a replica down when the agent starts gets the tables once it is back, and every row by replication', async () => {
+  const t0 = Date.now();
+  const [r1, r2] = servers;
+  assert.ok(kafka && r1 && r2);
+  const bootstrap = kafka.bootstrap;
+  await r2.kill();
+  const world = await monitoringWorld(bootstrap, ['logline_to_batches'], 1);
+  const config = testConfig(bootstrap, r1.url, {
+    replication: { replicas: [{ hostname: '127.0.0.1', port: r2.httpPort }] },
+  });
+  const log = new CapturedLog();
+  const agent = await startAgent(config, bootstrap, world, { log: log.logger });
+  agents.push(agent);
+  await produce(bootstrap, rows(world, 'logline_to_batches', 0, 300));
+  await waitFor(async () => (await counts(r1.url, world.database, 'logline_to_batches')).dedup === 300, {
+    timeoutMs: 60_000,
+    message: 'rows on the replica that is up',
+  });
+
+  await r2.restart();
+  await produce(bootstrap, rows(world, 'logline_to_batches', 300, 100));
+  await waitFor(
+    async () =>
+      (await counts(r2.url, world.database, 'logline_to_batches').catch(() => ({ dedup: -1 }))).dedup === 400,
+    {
+      timeoutMs: 60_000,
+      message: 'the returned replica has the tables and every row',
+      observe: () => log.messages().slice(-3),
+    },
+  );
+  assert.ok(
+    log.lines.some((l) => l.event === 'clickhouse-replica-schema' && l.replica === r2.url),
+    'the agent created the tables on the returned replica',
+  );
+  for (const server of [r1, r2])
+    assert.deepEqual(
+      await identities(server.url, world, 'logline_to_batches'),
+      { n: 400, ids: 400, lo: 0, hi: 399 },
+      `${server.url}: every row exactly once`,
+    );
+  assert.equal(agent.outages, 0, 'the agent never needed the replica that was down');
+  console.log(`replica back after the agent started: ${Date.now() - t0} ms`);
 });
 
 async function fetchJson<T>(url: string): Promise<T> {
