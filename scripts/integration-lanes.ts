@@ -68,6 +68,8 @@ export const LANES: Readonly<Record<string, Lane>> = {
   // (the monitoring agent's test).
   'test/integration/security/kafka-security.test.ts': 'shared',
   'test/integration/dev/local-clickhouse.test.ts': 'own',
+  // ZooKeeper, two ClickHouse replicas (ports 27400-27499) and a Kafka broker of its own; it kills one replica.
+  'test/integration/monitoring/replicated-clickhouse.test.ts': 'own',
   'test/integration/runtime/authorization.test.ts': 'own',
   'test/integration/app/stage-topics-outage.test.ts': 'own',
   'test/integration/verify/network-cut.test.ts': 'own',

@@ -13,9 +13,11 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 #    libjemalloc2, the allocator bin/hamstring preloads (bin/allocator.js); real DNS sources for
 #    the sensor tests and the resolver demo: unbound (streams dnstap), dnsperf and dig (load and
 #    queries), tshark (packet captures), rsyslog (the syslog receiver of the alert sink tests).
+#    zookeeper: the coordinator of the replicated ClickHouse test cluster (18.16 predates
+#    ClickHouse Keeper); src/dev/zookeeper.ts runs its jar as a plain java process.
 packages=(zlib1g-dev libssl-dev libsasl2-dev libzstd-dev liblz4-dev libcurl4-openssl-dev
   openjdk-17-jre-headless maven clickhouse-server clickhouse-client iproute2 procps chromium
-  libjemalloc2 unbound dnsperf bind9-dnsutils tshark rsyslog)
+  libjemalloc2 unbound dnsperf bind9-dnsutils tshark rsyslog zookeeper)
 # openssl: the secured test cluster makes its CA and certificates with it (src/dev/kafka-tls.ts).
 packages+=(openssl)
 missing=()

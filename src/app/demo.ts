@@ -84,7 +84,9 @@ export async function startDemoViews(o: {
   ];
   const options = dashboardOptionsFromConfig(o.config, { log: o.log, metricsSources });
   const dashboard = o.config.dashboard.enabled ? await startDashboard(options) : undefined;
-  const reader = dashboard ? undefined : new ClickHouseReader(options.clickhouse);
+  const reader = dashboard
+    ? undefined
+    : new ClickHouseReader([options.clickhouse, ...(options.clickhouseReplicas ?? [])]);
   const data =
     dashboard?.data ??
     new DashboardData(

@@ -1,6 +1,6 @@
 import { errorText } from '../errors/error-text.ts';
 import { registerSecret } from '../errors/secrets.ts';
-import { clickhouseTargetFromConfig } from '../monitoring/clickhouse-target.ts';
+import { clickhouseTargetsFromConfig } from '../monitoring/clickhouse-target.ts';
 import { classifyClickHouseError, FAILURE_TEXT, needsOperator } from '../monitoring/clickhouse-errors.ts';
 import type { HamstringConfig } from '../config/schema.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
@@ -13,6 +13,7 @@ import {
 import { clickHouseSinkStage, type SinkHooks } from '../monitoring/clickhouse-sink.ts';
 import { monitoringTopicNames } from '../monitoring/topics.ts';
 import { MonitoringMetrics } from '../monitoring/monitoring-metrics.ts';
+import { ReplicaSchemas } from '../monitoring/replica-schema.ts';
 import { TABLES, type TableDef } from '../monitoring/tables.ts';
 import {
   exponentialBackOff,
@@ -42,7 +43,10 @@ export interface MonitoringAgentOptions {
   database?: string;
   /** Default: every monitoring table (TABLES). */
   tables?: readonly TableDef[];
-  /** Default `http(s)://<clickhouse_server.hostname>:<port>`; user and password default to the configured ones. */
+  /**
+   * Default `http(s)://<clickhouse_server.hostname>:<port>`, then each of `replication.replicas`;
+   * a URL given here is the only server used. User and password default to the configured ones.
+   */
   clickhouseUrl?: string;
   clickhouseUser?: string;
   clickhousePassword?: string;
@@ -121,7 +125,11 @@ class Agent implements MonitoringAgent {
   readonly #log: Logger;
   readonly #clock: Clock;
   readonly #backOff: BackOff;
-  readonly #target: ClickHouseTarget;
+  /** The servers to insert into, in the order to try them: one, or every replica of a cluster. */
+  readonly #targets: readonly ClickHouseTarget[];
+  /** Index in #targets of the server in use (or to try first). */
+  #current = 0;
+  readonly #schemas: ReplicaSchemas;
   readonly #tables: readonly TableDef[];
   readonly #stopController = new AbortController();
   #worker: TransactionalWorker | undefined;
@@ -144,15 +152,16 @@ class Agent implements MonitoringAgent {
     this.#tables = o.tables ?? TABLES;
     this.#attempts = o.attemptStore ?? new InMemoryAttemptStore();
     this.metrics = new MonitoringMetrics({ instance: instanceId });
-    this.#target = {
-      ...clickhouseTargetFromConfig(config, {
-        ...(o.clickhouseUrl !== undefined ? { url: o.clickhouseUrl } : {}),
-        ...(o.database !== undefined ? { database: o.database } : {}),
-      }),
+    this.#targets = clickhouseTargetsFromConfig(config, {
+      ...(o.clickhouseUrl !== undefined ? { url: o.clickhouseUrl } : {}),
+      ...(o.database !== undefined ? { database: o.database } : {}),
+    }).map((target) => ({
+      ...target,
       ...(o.clickhouseUser !== undefined ? { username: o.clickhouseUser } : {}),
       ...(o.clickhousePassword !== undefined ? { password: o.clickhousePassword } : {}),
-    };
-    registerSecret(this.#target.password);
+    }));
+    for (const target of this.#targets) registerSecret(target.password);
+    this.#schemas = new ReplicaSchemas(this.#targets, this.#tables, this.#log);
     o.signal?.addEventListener('abort', () => this.#stopController.abort(), { once: true });
   }
 
@@ -175,6 +184,7 @@ class Agent implements MonitoringAgent {
 
   async start(): Promise<void> {
     this.#conn = await this.#connect({ failOnOperatorError: true });
+    this.#schemas.start();
     if (this.#conn) await this.#startWorker();
   }
 
@@ -192,6 +202,7 @@ class Agent implements MonitoringAgent {
   async stop(): Promise<void> {
     this.#stopController.abort();
     await this.#recovering;
+    await this.#schemas.stop();
     await this.#worker?.stop();
     await this.#conn?.close();
     this.metrics.clickhouseUp.set(0);
@@ -264,6 +275,9 @@ class Agent implements MonitoringAgent {
       this.#log.info({ event: 'consumer-closed' }, 'kafka: consumer closed; uncommitted batch discarded');
       await this.#conn?.close();
       this.#conn = undefined;
+      // A replica that failed an insert is tried last: the others take the rows meanwhile.
+      this.#schemas.markFailed(this.#current);
+      this.#current = (this.#current + 1) % this.#targets.length;
       this.#conn = await this.#connect();
       this.#inOutage = false;
       if (this.#conn && !this.#stopping) await this.#startWorker();
@@ -278,50 +292,73 @@ class Agent implements MonitoringAgent {
    * stops. At start, a failure only an operator can fix (wrong password, untrusted certificate,
    * missing grant) rejects at once, naming the cause, instead of retrying forever; after an outage
    * the agent keeps retrying (a password being rotated), each line naming the cause.
+   *
+   * With several servers (the replicas of a cluster) each attempt tries them in turn, from the one
+   * in use, and the first that answers and takes the schema becomes the one in use: a down replica
+   * is a transient failure, not an outage, as long as another answers. The back-off (and its
+   * `retrying` line) comes only after every server failed.
    */
   async #connect(opts: { failOnOperatorError?: boolean } = {}): Promise<ClickHouseConnection | undefined> {
     const started = this.#clock.now();
     for (let attempt = 1; !this.#stopping; attempt += 1) {
       this.metrics.reconnectAttempts.inc();
-      let conn: ClickHouseConnection | undefined;
-      try {
-        conn = await ClickHouseConnection.open(this.#target);
-        await conn.ensureTables(this.#tables, this.#log);
-        this.metrics.clickhouseUp.set(1);
-        this.#log.info(
-          {
-            event: 'clickhouse-connected',
-            attempt,
-            version: conn.version.text,
-            downMs: this.#clock.now() - started,
-          },
-          `clickhouse: connected to ${this.#target.url} (${conn.version.text})`,
-        );
-        return conn;
-      } catch (e) {
-        await conn?.close();
-        const kind = classifyClickHouseError(e);
-        if (opts.failOnOperatorError === true && needsOperator(kind)) {
-          this.#log.error(
-            { event: 'clickhouse-refused', cause: kind, err: errorText(e) },
-            `clickhouse: ${FAILURE_TEXT[kind]}; not retrying`,
+      let failure: unknown;
+      for (let tried = 0; tried < this.#targets.length && !this.#stopping; tried += 1) {
+        const index = (this.#current + tried) % this.#targets.length;
+        const target = this.#targets[index];
+        if (target === undefined) continue;
+        let conn: ClickHouseConnection | undefined;
+        try {
+          conn = await ClickHouseConnection.open(target);
+          await conn.ensureTables(this.#tables, this.#log);
+          this.#current = index;
+          this.#schemas.markReady(index);
+          this.metrics.clickhouseUp.set(1);
+          this.#log.info(
+            {
+              event: 'clickhouse-connected',
+              attempt,
+              version: conn.version.text,
+              downMs: this.#clock.now() - started,
+              ...(this.#targets.length > 1 ? { replica: index } : {}),
+            },
+            `clickhouse: connected to ${target.url} (${conn.version.text})`,
           );
-          throw clickhouseFailure(`connect to ${this.#target.url}`, e);
+          return conn;
+        } catch (e) {
+          await conn?.close();
+          failure = e;
+          const kind = classifyClickHouseError(e);
+          if (opts.failOnOperatorError === true && needsOperator(kind)) {
+            this.#log.error(
+              { event: 'clickhouse-refused', cause: kind, err: errorText(e) },
+              `clickhouse: ${FAILURE_TEXT[kind]}; not retrying`,
+            );
+            throw clickhouseFailure(`connect to ${target.url}`, e);
+          }
+          this.#schemas.markFailed(index);
+          if (this.#targets.length > 1)
+            this.#log.warn(
+              { event: 'clickhouse-replica-down', cause: kind, replica: target.url, err: errorText(e) },
+              `clickhouse: replica ${target.url} ${FAILURE_TEXT[kind]}; trying the next`,
+            );
         }
-        const delay = this.#backOff(attempt, this.#clock.now() - started) ?? 30_000;
-        this.#log.warn(
-          {
-            event: 'clickhouse-reconnect',
-            cause: kind,
-            attempt,
-            delayMs: delay,
-            err: errorText(e),
-            downMs: this.#clock.now() - started,
-          },
-          `clickhouse: ${FAILURE_TEXT[kind]}, retrying`,
-        );
-        await this.#clock.sleep(delay, this.#stopController.signal);
       }
+      if (this.#stopping) break;
+      const kind = classifyClickHouseError(failure);
+      const delay = this.#backOff(attempt, this.#clock.now() - started) ?? 30_000;
+      this.#log.warn(
+        {
+          event: 'clickhouse-reconnect',
+          cause: kind,
+          attempt,
+          delayMs: delay,
+          err: errorText(failure),
+          downMs: this.#clock.now() - started,
+        },
+        `clickhouse: ${FAILURE_TEXT[kind]}, retrying`,
+      );
+      await this.#clock.sleep(delay, this.#stopController.signal);
     }
     return undefined;
   }

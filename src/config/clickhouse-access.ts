@@ -23,6 +23,17 @@ export interface ClickHouseAccess {
   ca?: Buffer;
 }
 
+/**
+ * The URL of every server to use, in the order to try them: `hostname:port`, then, in a replicated
+ * layout, each of `replication.replicas` (http or https after `tls.enabled`, the same for all).
+ */
+export function clickhouseServerUrls(server: ClickHouseServerConfig): string[] {
+  const scheme = server.tls.enabled ? 'https' : 'http';
+  return [{ hostname: server.hostname, port: server.port }, ...(server.replication?.replicas ?? [])].map(
+    ({ hostname, port }) => `${scheme}://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}`,
+  );
+}
+
 function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const v = env[name];
   return v === undefined || v === '' ? undefined : v;
@@ -62,7 +73,6 @@ export function clickhouseAccess(
   server: ClickHouseServerConfig,
   env: NodeJS.ProcessEnv = process.env,
 ): ClickHouseAccess {
-  const host = server.hostname.includes(':') ? `[${server.hostname}]` : server.hostname;
   const username = envValue(env, CLICKHOUSE_ENV.user) ?? server.user;
   const passwordFileEnv = envValue(env, CLICKHOUSE_ENV.passwordFile);
   const password =
@@ -81,7 +91,7 @@ export function clickhouseAccess(
         ? readCa(server.tls.ca_file, `${KEY}.tls.ca_file`, 'file')
         : undefined;
   return {
-    url: `${server.tls.enabled ? 'https' : 'http'}://${host}:${server.port}`,
+    url: clickhouseServerUrls(server)[0] ?? '',
     ...(username !== undefined ? { username } : {}),
     ...(password !== undefined ? { password } : {}),
     ...(ca !== undefined ? { ca } : {}),

@@ -7,6 +7,47 @@ import { nonEmptyString, port } from './value-schemas.ts';
  * CLICKHOUSE_PASSWORD_FILE or `password_file` names (see clickhouse-access.ts), so a config file
  * can be shared, committed or printed without leaking it.
  */
+/** Text pasted into a ReplicatedMergeTree argument (a string literal): no quote, backslash or white space. */
+const ENGINE_ARGUMENT = /^[^'\\\s]+$/;
+const ZOOKEEPER_PATH_EXPECTED =
+  'ZooKeeper path starting with "/", not ending with "/", without quotes, backslashes or spaces';
+const REPLICA_NAME_EXPECTED =
+  'replica name or macro (e.g. "{replica}"), without quotes, backslashes or spaces';
+
+/**
+ * `environment.monitoring.clickhouse_server.replication`: the monitoring tables on a ClickHouse
+ * cluster whose replicas coordinate through ZooKeeper. Absent: one server, plain ReplacingMergeTree.
+ */
+export const clickhouseReplicationSchema = z.strictObject({
+  /**
+   * The other replicas, tried after `hostname:port` in this order by the agent (inserts) and the
+   * dashboard (reads) when the one in use is down. Same login and TLS as `hostname`.
+   */
+  replicas: z
+    .array(z.strictObject({ hostname: nonEmptyString(), port: port().default(8123) }), {
+      error: 'list of {hostname, port}',
+    })
+    .min(1, { error: 'at least one other replica' }),
+  /**
+   * ZooKeeper path under which each table lives, as `<zookeeper_path>/<database>/<table>`; the
+   * server's macros (`{shard}`) are substituted, so every replica of a shard must resolve it to the
+   * same path.
+   */
+  zookeeper_path: z
+    .string({ error: ZOOKEEPER_PATH_EXPECTED })
+    .regex(/^\/.*[^/]$/, { error: ZOOKEEPER_PATH_EXPECTED })
+    .regex(ENGINE_ARGUMENT, { error: ZOOKEEPER_PATH_EXPECTED })
+    .default('/clickhouse/tables/{shard}/hamstring'),
+  /** This replica's name in ZooKeeper; the default macro lets one setting serve every server. */
+  replica_name: z
+    .string({ error: REPLICA_NAME_EXPECTED })
+    .min(1, { error: REPLICA_NAME_EXPECTED })
+    .regex(ENGINE_ARGUMENT, { error: REPLICA_NAME_EXPECTED })
+    .default('{replica}'),
+});
+
+export type ClickHouseReplicationConfig = z.output<typeof clickhouseReplicationSchema>;
+
 export const clickhouseServerSchema = z.strictObject({
   hostname: nonEmptyString(),
   port: port().default(8123),
@@ -27,6 +68,8 @@ export const clickhouseServerSchema = z.strictObject({
       ca_file: nonEmptyString().optional(),
     })
     .prefault({}),
+  /** A replicated layout (see {@link clickhouseReplicationSchema}); omitted: a single server. */
+  replication: clickhouseReplicationSchema.optional(),
 });
 
 export type ClickHouseServerConfig = z.output<typeof clickhouseServerSchema>;

@@ -106,3 +106,59 @@ export type ClickHouseRunningState = z.infer<typeof clickHouseRunningSchema>;
 
 /** Ports a data dir was last started with; kept across stops so a restart reuses them. */
 export const clickHouseLayoutSchema = z.object({ httpPort: z.number().int(), tcpPort: z.number().int() });
+
+/**
+ * One server's place in a replicated dev cluster (one shard, every server a replica of it): the
+ * ZooKeeper it coordinates through, its `{shard}` and `{replica}` macros, and the cluster's replicas
+ * for `<remote_servers>` (name `cluster`), so that `cluster('<name>', ...)` and Distributed tables
+ * reach them all.
+ */
+export interface ClickHouseReplication {
+  /** `host:port` of each ZooKeeper server. */
+  zookeeper: readonly string[];
+  shard: string;
+  replica: string;
+  cluster: string;
+  /** Native TCP endpoints of every replica of the cluster, this one included. */
+  replicas: readonly { host: string; tcpPort: number }[];
+}
+
+const xmlText = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/**
+ * The `config.d` file that puts a server in its cluster. Debian's config.xml pulls `<zookeeper>` and
+ * `<macros>` from /etc/metrika.xml, which a dev machine lacks; a file in `config.d/` beside the
+ * config is merged into it instead. `users_config` is absolute because the config is a copy in
+ * the data dir and Debian's names `users.xml` relative to its own directory.
+ */
+export function clickHouseReplicationXml(r: ClickHouseReplication, usersConfig: string): string {
+  const nodes = r.zookeeper.map((address, i) => {
+    const [host = '', port = ''] = address.split(/:(?=\d+$)/);
+    return `    <node index="${i + 1}"><host>${xmlText(host)}</host><port>${xmlText(port)}</port></node>`;
+  });
+  const replicas = r.replicas.map(
+    (x) => `        <replica><host>${xmlText(x.host)}</host><port>${x.tcpPort}</port></replica>`,
+  );
+  return [
+    '<?xml version="1.0"?>',
+    '<yandex>',
+    `  <users_config>${xmlText(usersConfig)}</users_config>`,
+    '  <zookeeper>',
+    ...nodes,
+    // A killed replica's session ends after this; the others see it as gone sooner.
+    '    <session_timeout_ms>10000</session_timeout_ms>',
+    '  </zookeeper>',
+    `  <macros><shard>${xmlText(r.shard)}</shard><replica>${xmlText(r.replica)}</replica></macros>`,
+    '  <remote_servers>',
+    `    <${r.cluster}>`,
+    '      <shard>',
+    '        <internal_replication>true</internal_replication>',
+    ...replicas,
+    '      </shard>',
+    `    </${r.cluster}>`,
+    '  </remote_servers>',
+    '</yandex>',
+    '',
+  ].join('\n');
+}

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createClient } from '@clickhouse/client';
 import {
   DEFAULT_CLICKHOUSE_CONFIG,
@@ -6,9 +7,11 @@ import {
   clickHouseLayoutSchema,
   clickHousePorts,
   clickHouseRunningSchema,
+  clickHouseReplicationXml,
   clickHouseSecurityArgs,
   clickHouseServerArgs,
   type ClickHousePorts,
+  type ClickHouseReplication,
   type ClickHouseSecurity,
   type ClickHouseRunningState,
 } from './clickhouse-config.ts';
@@ -42,6 +45,12 @@ export interface ClickHouseOptions {
    * on loopback: the readiness check logs in as it.
    */
   security?: ClickHouseSecurity;
+  /**
+   * A replica of a replicated cluster: the server runs on a copy of the config with a `config.d`
+   * file naming its ZooKeeper, macros and cluster, and tells the other replicas to fetch parts
+   * from 127.0.0.1 (its interserver port, tcpPort + 9).
+   */
+  replication?: ClickHouseReplication;
 }
 
 const DEFAULT_READY_TIMEOUT_MS = 60_000;
@@ -100,9 +109,10 @@ export class LocalClickHouse {
       await running.waitReady(readyTimeoutMs);
       return running;
     }
-    const configFile = opts.configFile ?? DEFAULT_CLICKHOUSE_CONFIG;
-    if (!existsSync(configFile))
-      throw new Error(`ClickHouse config ${configFile} not found (see scripts/setup.sh)`);
+    const baseConfig = opts.configFile ?? DEFAULT_CLICKHOUSE_CONFIG;
+    if (!existsSync(baseConfig))
+      throw new Error(`ClickHouse config ${baseConfig} not found (see scripts/setup.sh)`);
+    const configFile = opts.replication ? replicaConfig(dataDir, baseConfig, opts.replication) : baseConfig;
     const files = clickHouseFiles(dataDir);
     const previous = readStateFile(files.layoutFile, clickHouseLayoutSchema);
     const ports = clickHousePorts(opts.httpPort ?? previous?.httpPort, opts.tcpPort ?? previous?.tcpPort);
@@ -114,7 +124,11 @@ export class LocalClickHouse {
         binary: findClickHouseServer(),
         configFile,
         ...ports,
-        ...(opts.security ? { extraArgs: clickHouseSecurityArgs(opts.security) } : {}),
+        extraArgs: [
+          ...(opts.security ? clickHouseSecurityArgs(opts.security) : []),
+          // Replicas register this host in ZooKeeper for part fetches; the machine's name may not resolve to loopback.
+          ...(opts.replication ? ['--interserver_http_host=127.0.0.1'] : []),
+        ],
       },
       false,
     );
@@ -228,6 +242,19 @@ export class LocalClickHouse {
   private readState(): ClickHouseRunningState | undefined {
     return readStateFile(clickHouseFiles(this.dataDir).runningFile, clickHouseRunningSchema);
   }
+}
+
+/** Writes `<dataDir>/config/config.xml` (a copy of `baseConfig`) and its `config.d` replication file; returns the copy's path. */
+function replicaConfig(dataDir: string, baseConfig: string, replication: ClickHouseReplication): string {
+  const dir = join(dataDir, 'config');
+  mkdirSync(join(dir, 'config.d'), { recursive: true });
+  const configFile = join(dir, 'config.xml');
+  copyFileSync(baseConfig, configFile);
+  writeFileSync(
+    join(dir, 'config.d', 'hamstring-replication.xml'),
+    clickHouseReplicationXml(replication, join(dirname(baseConfig), 'users.xml')),
+  );
+  return configFile;
 }
 
 /** One readiness check: the HTTP ping, then a real query through the client the project uses. */

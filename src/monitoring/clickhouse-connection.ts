@@ -9,6 +9,7 @@ import {
   quoteIdent,
   type ExistingColumn,
   type TableDef,
+  type TableReplication,
 } from './tables.ts';
 import { HamstringError } from '../errors/hamstring-error.ts';
 import { classifyClickHouseError, FAILURE_TEXT, type ClickHouseFailureKind } from './clickhouse-errors.ts';
@@ -25,6 +26,8 @@ export interface ClickHouseTarget {
   password?: string;
   /** PEM of the CA to trust when `url` is https (config: clickhouse_server.tls.ca_file). */
   ca?: Buffer;
+  /** Replicated tables instead of plain ones (config: clickhouse_server.replication). */
+  replication?: TableReplication;
 }
 
 /** Values bound to `{name:String}` placeholders of a query (see {@link ClickHouseConnection.query}). */
@@ -181,7 +184,7 @@ export class ClickHouseConnection {
     for (const table of tables) {
       const before = await this.columns(table.name);
       if (before.length === 0) {
-        await this.command(createTableSql(db, table));
+        await this.command(createTableSql(db, table, this.target.replication));
         created.push(table.name);
       }
       const diff = diffColumns(table, before.length === 0 ? await this.columns(table.name) : before);

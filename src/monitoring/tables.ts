@@ -292,17 +292,44 @@ export function qualified(database: string, table: string): string {
 }
 
 /**
+ * Where a replicated table lives in ZooKeeper and under which name this replica registers there
+ * (config: clickhouse_server.replication). Both may hold the server's macros (`{shard}`,
+ * `{replica}`), which the server substitutes; neither holds a quote or backslash (the config
+ * schema refuses them), as they become string literals of the engine.
+ */
+export interface TableReplication {
+  zookeeperPath: string;
+  replicaName: string;
+}
+
+/**
+ * The table engine: ReplacingMergeTree, or on a cluster its replicated form with the table's own
+ * ZooKeeper path `<zookeeperPath>/<database>/<table>` (18.16 has no `{database}`/`{table}` macros,
+ * and two databases, e.g. two test runs, must not share one table's replication log).
+ */
+export function tableEngineSql(database: string, table: string, replication?: TableReplication): string {
+  if (!replication) return 'ReplacingMergeTree';
+  const literal = (s: string): string => {
+    if (/['\\]/.test(s)) throw new Error(`ReplicatedMergeTree argument with a quote or backslash: ${s}`);
+    return `'${s}'`;
+  };
+  return `ReplicatedReplacingMergeTree(${literal(`${replication.zookeeperPath}/${database}/${table}`)}, ${literal(replication.replicaName)})`;
+}
+
+/**
  * `CREATE TABLE IF NOT EXISTS` with ReplacingMergeTree ordered by the identity: rows with the same
  * identity collapse at merge time, and `FINAL` (or GROUP BY identity) hides duplicates before that.
+ * With `replication`, ReplicatedReplacingMergeTree: created on each replica, which then fetch each
+ * other's parts; the identity collapses duplicates within a replica just the same.
  */
-export function createTableSql(database: string, table: TableDef): string {
+export function createTableSql(database: string, table: TableDef, replication?: TableReplication): string {
   const cols = table.columns.map((col) => `  ${quoteIdent(col.name)} ${clickHouseType(col.kind)}`);
   return [
     `CREATE TABLE IF NOT EXISTS ${qualified(database, table.name)}`,
     '(',
     cols.join(',\n'),
     ')',
-    'ENGINE = ReplacingMergeTree',
+    `ENGINE = ${tableEngineSql(database, table.name, replication)}`,
     `ORDER BY (${IDENTITY_KEY.map(quoteIdent).join(', ')})`,
   ].join('\n');
 }

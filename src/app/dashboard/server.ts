@@ -16,7 +16,7 @@ import {
   type HttpLimits,
 } from '../../runtime/http-guard.ts';
 import type { ClickHouseTarget } from '../../monitoring/clickhouse-connection.ts';
-import { clickhouseTargetFromConfig } from '../../monitoring/clickhouse-target.ts';
+import { clickhouseTargetsFromConfig } from '../../monitoring/clickhouse-target.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { ClickHouseReader } from './clickhouse-reader.ts';
 import { DashboardData } from './dashboard-data.ts';
@@ -41,6 +41,8 @@ export interface DashboardOptions {
   limits?: Partial<HttpLimits>;
   /** The ClickHouse the monitoring agent writes to. */
   clickhouse: ClickHouseTarget;
+  /** The other replicas of a replicated layout, read from in this order while `clickhouse` is down. */
+  clickhouseReplicas?: readonly ClickHouseTarget[];
   /** The workers' metrics: `/metrics` URLs or in-process registries. None: the metric charts stay empty. */
   metricsSources?: readonly MetricsSource[];
   /** Page refresh and metrics sampling interval; default 2000 ms. */
@@ -69,15 +71,18 @@ export function dashboardOptionsFromConfig(
   extra: { log: Logger; metricsSources?: readonly MetricsSource[]; database?: string },
 ): DashboardOptions {
   const accessToken = endpointAccessToken(config.endpoints);
+  const [clickhouse, ...clickhouseReplicas] = clickhouseTargetsFromConfig(config, {
+    ...(extra.database !== undefined ? { database: extra.database } : {}),
+  });
+  if (!clickhouse) throw new Error('no ClickHouse server configured');
   return {
     port: config.dashboard.port,
     host: config.dashboard.host,
     ...(accessToken !== undefined ? { accessToken } : {}),
     refreshMs: config.dashboard.refresh_ms,
     windowMs: config.dashboard.window_minutes * 60_000,
-    clickhouse: clickhouseTargetFromConfig(config, {
-      ...(extra.database !== undefined ? { database: extra.database } : {}),
-    }),
+    clickhouse,
+    ...(clickhouseReplicas.length > 0 ? { clickhouseReplicas } : {}),
     log: extra.log,
     ...(extra.metricsSources ? { metricsSources: extra.metricsSources } : {}),
     ...(config.pipeline.data_analysis.length === 1
@@ -110,7 +115,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const refreshMs = options.refreshMs ?? 2000;
   const windowMs = options.windowMs ?? 15 * 60_000;
   const log = options.log.child({ component: 'dashboard' });
-  const reader = new ClickHouseReader(options.clickhouse);
+  const reader = new ClickHouseReader([options.clickhouse, ...(options.clickhouseReplicas ?? [])]);
   const history =
     options.metricsSources && options.metricsSources.length > 0
       ? new MetricsHistory({

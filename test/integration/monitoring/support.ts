@@ -57,14 +57,20 @@ export function monitoringWorldOf(
 export function testConfig(
   bootstrap: string,
   clickhouseUrl: string,
-  over: { insertBatch?: number; kafkaBatch?: number } = {},
+  over: { insertBatch?: number; kafkaBatch?: number; replication?: Record<string, unknown> } = {},
 ): HamstringConfig {
   const url = new URL(clickhouseUrl);
   return validateConfig(
     {
       environment: {
         kafka_bootstrap_servers: bootstrap,
-        monitoring: { clickhouse_server: { hostname: url.hostname, port: Number(url.port) } },
+        monitoring: {
+          clickhouse_server: {
+            hostname: url.hostname,
+            port: Number(url.port),
+            ...(over.replication ? { replication: over.replication } : {}),
+          },
+        },
       },
       pipeline: {
         monitoring: {
