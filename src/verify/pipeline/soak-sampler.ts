@@ -69,13 +69,21 @@ export function stageGroups(
  * after the last record it read, never past the marker). Exact for committed transactions; one short
  * for a transaction still open.
  */
-export async function groupLag(admin: AdminPort, group: string, topics: readonly string[]): Promise<number> {
+export async function groupLag(
+  admin: AdminPort,
+  group: string,
+  topics: readonly string[],
+  timeoutMs: number,
+): Promise<number> {
   const committed = new Map(
-    (await admin.groupOffsets(group, [...topics])).map((o) => [`${o.topic}:${o.partition}`, o.offset]),
+    (await admin.groupOffsets(group, [...topics], timeoutMs)).map((o) => [
+      `${o.topic}:${o.partition}`,
+      o.offset,
+    ]),
   );
   let lag = 0;
   for (const topic of topics)
-    for (const w of await admin.watermarks(topic)) {
+    for (const w of await admin.watermarks(topic, timeoutMs)) {
       const at = committed.get(`${topic}:${w.partition}`) ?? -1;
       lag += Math.max(0, w.high - Math.max(at, w.low) - 1);
     }
