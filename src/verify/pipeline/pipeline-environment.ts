@@ -8,7 +8,7 @@ import { drainMonitoringAgent } from '../../monitoring/agent-drain.ts';
 import { monitoringTopic } from '../../monitoring/events.ts';
 import { pipelineComponents } from '../../stages/index.ts';
 import { networkCutTarget } from './faults.ts';
-import { pipelineLayout, type PipelineLayout } from './layout.ts';
+import { layoutTopics, pipelineLayout, type PipelineLayout } from './layout.ts';
 import { writePipelineConfig } from './pipeline-config.ts';
 import { agentProcess, componentProcess, PipelineProcesses, type ProcessSpec } from './processes.ts';
 import { waitQuiet } from './quiet.ts';
@@ -16,6 +16,8 @@ import { waitQuiet } from './quiet.ts';
 /** No topic grew this long: the pipeline is idle (longer than any timer of the run's config). */
 const QUIET_MS = 15_000;
 const DRAIN_TIMEOUT_MS = 300_000;
+/** Every stage process up and its topics made, a broker restart included. */
+const TOPICS_TIMEOUT_MS = 180_000;
 
 /** Where a verification run's pipeline runs: its broker, ClickHouse database and folder. */
 export interface PipelineEnvironmentOptions {
@@ -99,6 +101,26 @@ export class PipelineEnvironment {
       await cluster?.stop();
       namespace?.remove();
       throw e;
+    }
+  }
+
+  /**
+   * Starts every process and waits until each stage made its topics, so that the first lines meet a
+   * whole pipeline. Returns the logserver's input topic, where the lines go.
+   */
+  async startPipeline(): Promise<string> {
+    const [input] = this.layout.logserverInputs;
+    if (input === undefined) throw new Error('the config has no logserver input topic');
+    this.processes.startAll();
+    const t = layoutTopics(this.layout);
+    const topics = [...t.lines, ...t.batches, ...t.alerts];
+    const deadline = Date.now() + TOPICS_TIMEOUT_MS;
+    for (;;) {
+      const have = new Set(await this.admin.listTopics(15_000).catch(() => []));
+      if (topics.every((topic) => have.has(topic))) return input;
+      if (Date.now() > deadline)
+        throw new Error(`topics not created within ${TOPICS_TIMEOUT_MS / 1000} s: ${topics.join(', ')}`);
+      await new Promise((r) => setTimeout(r, 500));
     }
   }
 

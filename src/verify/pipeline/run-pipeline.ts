@@ -1,14 +1,10 @@
 import { rmSync } from 'node:fs';
-import type { AdminPort } from '../../kafka/admin.ts';
 import { injectAll } from './fault-injection.ts';
 import { feedLines, verifyTraffic, type TrafficShape } from './feed.ts';
 import { faultSchedule, type InjectedFault } from './faults.ts';
-import { layoutTopics } from './layout.ts';
 import { accountLines, type LineAccounting } from './line-fates.ts';
 import { PipelineEnvironment, type PipelineEnvironmentOptions } from './pipeline-environment.ts';
 import { readPipeline } from './read-pipeline.ts';
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export interface PipelineRunOptions extends PipelineEnvironmentOptions {
   readonly traffic: TrafficShape;
@@ -41,13 +37,10 @@ export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunRep
   const began = Date.now();
   rmSync(o.dir, { recursive: true, force: true });
   const env = await PipelineEnvironment.start(o);
-  const { cluster, config, layout, processes } = env;
+  const { cluster, config, processes } = env;
   try {
     const traffic = verifyTraffic(o.traffic);
-    processes.startAll();
-    const [input] = layout.logserverInputs;
-    if (input === undefined) throw new Error('the config has no logserver input topic');
-    await waitPipelineTopics(env);
+    const input = await env.startPipeline();
     o.log(
       `seed ${o.seed}${o.faults ? '' : ' (no faults)'}: feeding ${traffic.lines.length} lines over ${o.feedMs / 1000} s`,
     );
@@ -90,22 +83,5 @@ export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunRep
     };
   } finally {
     await env.close();
-  }
-}
-
-/** Every stage made its topics: each process is up, so the first lines meet a whole pipeline. */
-export async function waitPipelineTopics(env: PipelineEnvironment): Promise<void> {
-  const topics = layoutTopics(env.layout);
-  await waitTopics(env.admin, [...topics.lines, ...topics.batches, ...topics.alerts], 180_000);
-}
-
-async function waitTopics(admin: AdminPort, topics: readonly string[], timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const have = new Set(await admin.listTopics(15_000).catch(() => []));
-    if (topics.every((t) => have.has(t))) return;
-    if (Date.now() > deadline)
-      throw new Error(`topics not created within ${timeoutMs / 1000} s: ${topics.join(', ')}`);
-    await sleep(500);
   }
 }

@@ -7,7 +7,6 @@ import { faultSchedule, type InjectedFault, type PlannedFault } from './faults.t
 import { layoutTopics } from './layout.ts';
 import { PipelineEnvironment, type PipelineEnvironmentOptions } from './pipeline-environment.ts';
 import { readTopics } from './read-pipeline.ts';
-import { waitPipelineTopics } from './run-pipeline.ts';
 import { groupLag, processUsage, stageGroups, type Sample } from './soak-sampler.ts';
 
 /** One fault schedule (every kind) per cycle; its faults fill the first part, the rest is recovery. */
@@ -110,10 +109,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakRun> {
   };
   let feedStart = Date.now();
   try {
-    processes.startAll();
-    const [input] = layout.logserverInputs;
-    if (input === undefined) throw new Error('the config has no logserver input topic');
-    await waitPipelineTopics(env);
+    const input = await env.startPipeline();
     const feedMs = o.minutes * 60_000;
     const planned = soakSchedule(o.seed, env.stageLabels, feedMs, env.cutTarget);
     if (env.noCut !== undefined) o.log(`soak: no network cut: ${env.noCut}`);
