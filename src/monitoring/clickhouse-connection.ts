@@ -49,6 +49,26 @@ export function supportsDeduplicationToken(v: ServerVersion): boolean {
   return v.major > 22 || (v.major === 22 && v.minor >= 2);
 }
 
+/**
+ * The settings of one insert of the agent's rows `first`..`last` into `table`.
+ *
+ * A replicated table must not drop a block as a duplicate: the block hashes (and tokens) it
+ * remembers live in ZooKeeper, shared by every replica, so a batch replayed on the next replica
+ * after its first chunks reached only the replica that died would be dropped there as "already
+ * inserted", and its rows would be missing on the survivor until the dead replica returns. The
+ * replay is stored again instead, and the rows' identity collapses the copies (`_dedup` views,
+ * merges). A single server keeps the token (from 22.2) that makes a replay cut into the same
+ * chunks a no-op.
+ */
+export function insertSettings(
+  target: Pick<ClickHouseTarget, 'replication'>,
+  version: ServerVersion,
+  token: () => string,
+): Record<string, string | number> | undefined {
+  if (target.replication) return { insert_deduplicate: 0 };
+  return supportsDeduplicationToken(version) ? { insert_deduplication_token: token() } : undefined;
+}
+
 /** Query parameters (`{name:Type}` bound by the server) arrived in ClickHouse 19.x. */
 export function supportsQueryParameters(v: ServerVersion): boolean {
   return v.major >= 20;

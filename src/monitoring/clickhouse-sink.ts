@@ -6,7 +6,7 @@ import { classifyClickHouseError } from './clickhouse-errors.ts';
 import {
   clickhouseFailure,
   ClickHouseUnavailable,
-  supportsDeduplicationToken,
+  insertSettings,
   type ClickHouseConnection,
 } from './clickhouse-connection.ts';
 import type { MonitoringMetrics } from './monitoring-metrics.ts';
@@ -130,8 +130,11 @@ function identityOf(row: Record<string, unknown>): string {
 }
 
 export interface SinkHooks {
-  /** Called after each successful insert (one chunk), before the batch's offsets commit. Tests crash here. */
-  afterInsert?(info: { table: string; rows: number }): Promise<void> | void;
+  /**
+   * Called after each successful insert (one chunk), before the batch's offsets commit; `pending`
+   * counts the batch's rows still to insert after it. Tests crash here.
+   */
+  afterInsert?(info: { table: string; rows: number; pending: number }): Promise<void> | void;
 }
 
 export interface ClickHouseSinkOptions {
@@ -185,16 +188,20 @@ export function clickHouseSinkStage(o: ClickHouseSinkOptions): Stage {
     const values = rows.map((r) => r.row);
     const first = values[0];
     const last = values[values.length - 1];
-    const token =
-      supportsDeduplicationToken(conn.version) && first && last
-        ? { insert_deduplication_token: `${table}:${identityOf(first)}:${identityOf(last)}:${values.length}` }
+    const settings =
+      first && last
+        ? insertSettings(
+            conn.target,
+            conn.version,
+            () => `${table}:${identityOf(first)}:${identityOf(last)}:${values.length}`,
+          )
         : undefined;
     const t0 = now();
     await conn.client.insert({
       table: qualified(conn.target.database, table),
       values,
       format: 'JSONEachRow',
-      ...(token ? { clickhouse_settings: token } : {}),
+      ...(settings ? { clickhouse_settings: settings } : {}),
     });
     o.metrics.insertSeconds.observe((now() - t0) / 1000);
     o.metrics.rowsInserted.inc({ table }, values.length);
@@ -231,6 +238,8 @@ export function clickHouseSinkStage(o: ClickHouseSinkOptions): Stage {
     async process(records: readonly StageRecord[], ctx: StageContext): Promise<ProcessResult> {
       const { byTable, rejected } = decoder.decode(records);
       const outputs = rejected.map(deadLetter);
+      let pending = 0;
+      for (const rows of byTable.values()) pending += rows.length;
       try {
         for (const [table, rows] of byTable) {
           for (const chunk of chunks(rows, o.insertBatchSize)) {
@@ -238,7 +247,8 @@ export function clickHouseSinkStage(o: ClickHouseSinkOptions): Stage {
             if (ctx.signal.aborted) return { outputs: [] };
             const refusedRows = await insertChunk(table, chunk);
             outputs.push(...refusedRows.map(deadLetter));
-            await o.hooks?.afterInsert?.({ table, rows: chunk.length - refusedRows.length });
+            pending -= chunk.length;
+            await o.hooks?.afterInsert?.({ table, rows: chunk.length - refusedRows.length, pending });
           }
         }
       } catch (e) {

@@ -6,6 +6,7 @@ import { ClickHouseReader } from '../../../src/app/dashboard/clickhouse-reader.t
 import { dashboardOptionsFromConfig } from '../../../src/app/dashboard/index.ts';
 import { validateConfig } from '../../../src/config/index.ts';
 import { clickHouseReplicationXml } from '../../../src/dev/clickhouse-config.ts';
+import { insertSettings, parseVersion } from '../../../src/monitoring/clickhouse-connection.ts';
 import { clickhouseTargetsFromConfig } from '../../../src/monitoring/clickhouse-target.ts';
 import { createTableSql, tableDef, tableEngineSql } from '../../../src/monitoring/tables.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
@@ -16,6 +17,19 @@ const configWith = (clickhouse_server: Record<string, unknown>) =>
   validateConfig({ environment: { kafka_brokers: brokers, monitoring: { clickhouse_server } } }, { env: {} });
 
 describe('replicated monitoring layout', () => {
+  test('inserts into replicated tables are never dropped as duplicates; a single server keeps its token from 22.2', () => {
+    const replication = { zookeeperPath: '/clickhouse/hamstring', replicaName: 'r1' };
+    const token = () => 'alerts:a:b:2';
+    for (const version of ['18.16.1', '23.8.1'])
+      assert.deepEqual(insertSettings({ replication }, parseVersion(version), token), {
+        insert_deduplicate: 0,
+      });
+    assert.equal(insertSettings({}, parseVersion('18.16.1'), token), undefined);
+    assert.deepEqual(insertSettings({}, parseVersion('23.8.1'), token), {
+      insert_deduplication_token: 'alerts:a:b:2',
+    });
+  });
+
   test('without `replication` there is one server and plain ReplacingMergeTree, as before', () => {
     const targets = clickhouseTargetsFromConfig(configWith({ hostname: 'ch' }));
     assert.deepEqual(
