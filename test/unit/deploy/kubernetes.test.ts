@@ -8,6 +8,7 @@ import { assertBindAllowed } from '../../../src/config/endpoint-access.ts';
 import { runCommand } from '../../../src/cli/commands/run.ts';
 import { pipelineComponents, selectComponent } from '../../../src/stages/pipeline-components.ts';
 import { parseArgs } from 'node:util';
+import { committedStageManifests, stageManifests } from '../../../scripts/kubernetes-stages.ts';
 import {
   cliAccepts,
   containerfile,
@@ -156,6 +157,13 @@ describe('deploy/kubernetes', () => {
     assert.ok(resources.some((r) => r.kind === 'Namespace' && r.metadata.name === 'hamstring'));
     for (const r of [...resources, ...secrets].filter((r) => r.kind !== 'Namespace'))
       assert.equal(r.metadata.namespace, 'hamstring', `${r.kind} ${r.metadata.name}`);
+  });
+
+  it('the stage StatefulSets are what scripts/kubernetes-stages.ts writes from the ConfigMap (npm run kubernetes:stages)', () => {
+    const wanted = stageManifests(config);
+    const committed = committedStageManifests();
+    assert.deepEqual([...committed.keys()].sort(), [...wanted.keys()].sort());
+    for (const [file, text] of wanted) assert.equal(committed.get(file), text, file);
   });
 
   it('every configured component runs in exactly one StatefulSet, and each stage workload is one', () => {
