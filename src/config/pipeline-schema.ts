@@ -220,18 +220,18 @@ const detectorSchema = z
 const monitoringSchema = z.strictObject({
   clickhouse_connector: z
     .strictObject({
-      /** Rows per ClickHouse insert. */
-      batch_size: positiveInt().default(50),
+      /** Rows per ClickHouse insert, at most (each insert is a part ClickHouse merges). */
+      batch_size: positiveInt().default(1000),
       /** Seconds before a partial insert is flushed. */
       batch_timeout: positiveNumber().default(2),
       connect_timeout_seconds: positiveNumber().default(10),
       operation_timeout_seconds: positiveNumber().default(30),
     })
     .prefault({}),
-  /** Kafka records per monitoring-agent batch (one offset commit each). */
+  /** Kafka records per monitoring-agent batch (one offset commit each; it bounds each table's insert). */
   kafka_batch: z
     .strictObject({
-      size: positiveInt().default(500),
+      size: positiveInt().default(5000),
       timeout_ms: positiveInt().default(1000),
     })
     .prefault({}),

@@ -90,19 +90,19 @@ test('unknownStageKeys reports keys naming no built-in or running stage, with th
 });
 
 test('a wrong type reports the expected type and the actual value', () => {
-  const text = shippedConfigText().replace('    batch_size: 50 #', '    batch_size: "fifty" #');
+  const text = shippedConfigText().replace('    batch_size: 1000\n', '    batch_size: "many"\n');
   const error = configErrorOf(() => loadText(text));
   assert.deepEqual(error.issues, [
     {
       path: 'pipeline.monitoring.clickhouse_connector.batch_size',
       expected: 'positive integer',
-      actual: '"fifty"',
-      message: 'expected positive integer, got "fifty"',
+      actual: '"many"',
+      message: 'expected positive integer, got "many"',
     },
   ]);
   assert.equal(
     error.format(),
-    'config.yaml: pipeline.monitoring.clickhouse_connector.batch_size: expected positive integer, got "fifty"',
+    'config.yaml: pipeline.monitoring.clickhouse_connector.batch_size: expected positive integer, got "many"',
   );
 });
 

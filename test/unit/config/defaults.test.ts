@@ -69,12 +69,12 @@ test('omitted pipeline, runtime and monitoring sections get their defaults', () 
     subnet_id: { ipv4_prefix_length: 24, ipv6_prefix_length: 64 },
   });
   assert.deepEqual(config.pipeline.monitoring.clickhouse_connector, {
-    batch_size: 50,
+    batch_size: 1000,
     batch_timeout: 2,
     connect_timeout_seconds: 10,
     operation_timeout_seconds: 30,
   });
-  assert.deepEqual(config.pipeline.monitoring.kafka_batch, { size: 500, timeout_ms: 1000 });
+  assert.deepEqual(config.pipeline.monitoring.kafka_batch, { size: 5000, timeout_ms: 1000 });
   assert.equal(config.pipeline.alerting.external_kafka_topic, 'hamstring_alerts');
   assert.deepEqual(config.logging, { base: { debug: false }, modules: {} });
 });

@@ -51,12 +51,12 @@ test('the shipped config.yaml carries the recovery settings: max.poll.interval, 
   });
   assert.deepEqual(pipeline.monitoring, {
     clickhouse_connector: {
-      batch_size: 50,
+      batch_size: 1000,
       batch_timeout: 2,
       connect_timeout_seconds: 10,
       operation_timeout_seconds: 30,
     },
-    kafka_batch: { size: 500, timeout_ms: 1000 },
+    kafka_batch: { size: 5000, timeout_ms: 1000 },
   });
 });
 
