@@ -16,6 +16,8 @@ export interface TopicSpec {
 export interface GroupMember {
   memberId: string;
   clientId: string;
+  /** The member's address as the group coordinator sees it: the machine it runs on. */
+  host: string;
   partitions: { topic: string; partition: number }[];
 }
 
@@ -106,6 +108,7 @@ export function createAdmin(bootstrapServers: string, clientId = 'hamstring-admi
         members: g.members.map((m) => ({
           memberId: m.memberId,
           clientId: m.clientId,
+          host: m.clientHost.replace(/^\//, ''),
           partitions: (m.assignment?.topicPartitions ?? []).map(({ topic, partition }) => ({
             topic,
             partition,

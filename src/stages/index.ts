@@ -26,6 +26,7 @@ export { stableId } from './ids.ts';
 export { subnetId } from './subnet.ts';
 export { componentGroupId, pipelineTopic } from './topics.ts';
 export {
+  componentGroup,
   componentStage,
   componentsOf,
   pipelineComponents,

@@ -74,3 +74,14 @@ export function componentStage(config: HamstringConfig, component: PipelineCompo
   const base = fullStageName(component.kind) ?? stage.name;
   return { ...stage, name: componentGroupId(base, component.name) };
 }
+
+/**
+ * The consumer group a component's workers join: their stage name as {@link componentStage} makes
+ * it (a single stage of its kind keeps its kind's full name). Undefined for the alert sinks, which
+ * have no pipeline stage name.
+ */
+export function componentGroup(config: HamstringConfig, component: PipelineComponent): string | undefined {
+  const full = fullStageName(component.kind);
+  if (full === undefined) return undefined;
+  return componentsOf(config, component.kind).length <= 1 ? full : componentGroupId(full, component.name);
+}

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HamstringConfig } from '../../config/index.ts';
+import { bootstrapServers, type HamstringConfig } from '../../config/index.ts';
 import { assertBindAllowed, endpointAccessToken } from '../../config/endpoint-access.ts';
 import { errorText } from '../../errors/error-text.ts';
 import { scrubSecrets } from '../../errors/secrets.ts';
@@ -15,6 +15,7 @@ import {
   serverOptions,
   type HttpLimits,
 } from '../../runtime/http-guard.ts';
+import { createAdmin } from '../../kafka/admin.ts';
 import type { ClickHouseTarget } from '../../monitoring/clickhouse-connection.ts';
 import { clickhouseTargetsFromConfig } from '../../monitoring/clickhouse-target.ts';
 import type { Logger } from '../../observability/logger.ts';
@@ -24,6 +25,7 @@ import { DashboardQueries } from './dashboard-queries.ts';
 import { MetricsHistory } from './metrics-history.ts';
 import { DASHBOARD_PAGES, pageDocument } from './pages.ts';
 import type { MetricsSource } from './metrics-source.ts';
+import { StageInstances, stageGroupsOf } from './stage-instances.ts';
 
 /** Options of {@link startDashboard}. */
 export interface DashboardOptions {
@@ -51,6 +53,8 @@ export interface DashboardOptions {
   windowMs?: number;
   /** The one detector configured, if there is only one: names the detector of every alert at once. */
   onlyDetector?: string;
+  /** Every stage's instances, machines and partitions from its consumer group; none: not shown. */
+  instances?: StageInstances;
   log: Logger;
 }
 
@@ -85,6 +89,9 @@ export function dashboardOptionsFromConfig(
     ...(clickhouseReplicas.length > 0 ? { clickhouseReplicas } : {}),
     log: extra.log,
     ...(extra.metricsSources ? { metricsSources: extra.metricsSources } : {}),
+    instances: new StageInstances(stageGroupsOf(config), () =>
+      createAdmin(bootstrapServers(config), 'hamstring-dashboard'),
+    ),
     ...(config.pipeline.data_analysis.length === 1
       ? { onlyDetector: config.pipeline.data_analysis[0]!.name }
       : {}),
@@ -136,6 +143,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const routes: Record<string, (q: URLSearchParams) => Promise<unknown>> = {
     '/api/config': () => Promise.resolve({ refreshMs, windowMs, metrics: history !== undefined }),
     '/api/pipeline': shared(() => data.pipeline(), refreshMs / 2),
+    '/api/instances': shared(() => options.instances?.read() ?? Promise.resolve(null), refreshMs / 2),
     '/api/alerts': (q) => data.alerts({ ...optionalHost(q.get('host')), limit: limitOf(q, 200, 1000) }),
     '/api/hosts': (q) => data.hosts(limitOf(q, 100, 1000)),
     '/api/host': (q) => data.host(q.get('ip') ?? '', limitOf(q, 100, 500)),
@@ -211,6 +219,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
         server.closeAllConnections();
       });
       await reader.close();
+      options.instances?.close();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { dashboardOptionsFromConfig, startDashboard } from '../../app/dashboard/index.ts';
 import { loadConfig } from '../../config/index.ts';
+import { useConfiguredKafkaSecurity } from '../../kafka/security.ts';
 import { createLogger } from '../../observability/logger.ts';
 import type { Command } from '../command.ts';
 import { stringOption } from '../options.ts';
@@ -9,7 +10,8 @@ export const dashboardCommand: Command = {
   help: [
     'Serves the web dashboard (dashboard.host, dashboard.port) over the monitoring tables in',
     'ClickHouse (environment.monitoring.clickhouse_server) until SIGTERM/SIGINT: for a cluster whose',
-    'stages run as separate `hamstring run` processes, where no `hamstring up` serves it.',
+    'stages run as separate `hamstring run` processes, where no `hamstring up` serves it. The pipeline',
+    "page shows each stage's instances, machines and partitions from its consumer group in Kafka.",
     "--metrics  the workers' /metrics endpoints (runtime.health_port of each instance), comma-separated;",
     '           without them the pages show the ClickHouse charts only',
   ].join('\n'),
@@ -20,6 +22,8 @@ export const dashboardCommand: Command = {
   async run({ values, io }) {
     const path = stringOption(values, 'config');
     const config = loadConfig(path !== undefined ? { path } : {});
+    // The pipeline page reads the stages' consumer groups from Kafka.
+    useConfiguredKafkaSecurity(config);
     const urls = (stringOption(values, 'metrics') ?? '')
       .split(',')
       .map((u) => u.trim())

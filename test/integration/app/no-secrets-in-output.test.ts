@@ -152,6 +152,7 @@ dashboard: { host: 0.0.0.0, port: ${dashboardPort} }
       '/api/hosts',
       '/api/host?ip=1',
       '/api/config',
+      '/api/instances',
     ]) {
       for (const headers of [auth, {}]) {
         const res = await fetch(`http://127.0.0.1:${dashboardPort}${path}`, { headers });

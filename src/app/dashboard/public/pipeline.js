@@ -84,6 +84,8 @@ function num(v) {
 }
 
 async function tick() {
+  // Read beside the ClickHouse data: a Kafka that does not answer leaves the other panels alone.
+  const instances = getJSON('/api/instances').catch((e) => e);
   const d = await getJSON('/api/pipeline');
   cards(d.totals);
   charts.volume.update(perSecond(d.volume, d.bucketMs, d.now));
@@ -193,7 +195,30 @@ async function tick() {
   document.getElementById('sources').textContent = m
     ? `${m.sources.length} metrics source(s)${failing.length ? `; unreachable: ${failing.map((s) => `${s.source} (${s.error})`).join(', ')}` : ''}`
     : 'No metrics sources configured: the worker charts stay empty.';
+  const stages = await instances;
+  if (stages instanceof Error) return [...(d.errors ?? []), `instances: ${stages.message}`];
+  fillTable(document.getElementById('instances-table'), instanceRows(stages));
   return d.errors;
+}
+
+/** One row per instance; a stage with no member (stopped, or its group unreadable) gets one row saying so. */
+function instanceRows(stages) {
+  if (stages === null)
+    return [[h('td', { colspan: 6, class: 'hint' }, 'Kafka not configured for the dashboard')]];
+  return stages.flatMap((s) => {
+    const state = s.error ? `unreadable: ${s.error}` : s.state;
+    const members = s.machines.flatMap((m) => m.instances.map((i) => [m.host, i]));
+    if (members.length === 0)
+      return [[s.stage, state, '', h('td', { class: 'hint' }, 'no instance'), num(0), '']];
+    return members.map(([host, i]) => [
+      s.stage,
+      state,
+      host,
+      h('td', { class: 'mono' }, i.instance),
+      num(i.partitions.length),
+      h('td', { class: 'mono wrap' }, i.partitions.join(' ')),
+    ]);
+  });
 }
 
 const config = await getJSON('/api/config');
