@@ -62,7 +62,7 @@ const LONG_PROOFS: readonly string[] = [
   'test/integration/runtime/stop-loop.test.ts',
   // `hamstring verify`'s smoke scenario at its own pace (54 s of load; 30 s by default).
   'test/integration/verify/verify-smoke.test.ts',
-  // A counting stage killed -9 four times over 50,000 records (20,000 by default).
+  // A counting stage killed -9 four times over 50,000 records (twice over 10,000 by default).
   'test/integration/state/exactly-once-state.test.ts',
 ];
 /**
