@@ -60,7 +60,9 @@ const LONG_PROOFS: readonly string[] = [
   'test/integration/verify/network-cut.test.ts',
   // 300 start/commit/SIGTERM cycles of a worker process (10 by default).
   'test/integration/runtime/stop-loop.test.ts',
-  // A counting stage killed -9 four times over 50,000 records (20,000 by default).
+  // `hamstring verify`'s smoke scenario at its own pace (54 s of load; 30 s by default).
+  'test/integration/verify/verify-smoke.test.ts',
+  // A counting stage killed -9 four times over 50,000 records (twice over 10,000 by default).
   'test/integration/state/exactly-once-state.test.ts',
 ];
 /**

@@ -8,6 +8,8 @@ const call = <T>(fn: (cb: (err: unknown, v: T) => void) => void) =>
     fn((err, v) => (err ? reject(classifyKafkaError(err, 'admin')) : resolve(v))),
   );
 
+const CONNECT_TIMEOUT_MS = 10_000;
+
 /**
  * The admin's reads of cluster metadata (partition counts, watermarks), through a producer client:
  * the Admin API has neither. Connected on first use; a connect that failed (Kafka away) is tried
@@ -33,14 +35,18 @@ export class MetadataClient {
 
   /** Starts connecting now, so that refused credentials are seen while an admin call waits. */
   warmUp(): void {
-    this.#connected().catch(() => undefined);
+    this.#connected(CONNECT_TIMEOUT_MS).catch(() => undefined);
   }
 
-  #connected(): Promise<void> {
+  /**
+   * A call's timeout bounds its connect too (at most {@link CONNECT_TIMEOUT_MS}): with Kafka away a
+   * 1 s metadata call otherwise waited out the whole connect timeout before it failed.
+   */
+  #connected(timeoutMs: number): Promise<void> {
     this.#ready ??= this.#credentials
       .guard(
         new Promise<void>((resolve, reject) =>
-          this.#client.connect({ timeout: 10_000 }, (err) =>
+          this.#client.connect({ timeout: Math.min(timeoutMs, CONNECT_TIMEOUT_MS) }, (err) =>
             err ? reject(classifyKafkaError(err, 'admin')) : resolve(),
           ),
         ),
@@ -53,7 +59,7 @@ export class MetadataClient {
   }
 
   async metadata(opts: { topic?: string; timeout: number }): Promise<Kafka.Metadata> {
-    await this.#connected();
+    await this.#connected(opts.timeout);
     return call<Kafka.Metadata>((cb) => {
       this.#client.getMetadata(opts, cb);
     });

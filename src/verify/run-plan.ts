@@ -19,6 +19,11 @@ export interface VerifyRunOptions {
   keys?: number;
   /** Worker logs and reports go here. */
   workDir: string;
+  /**
+   * Seconds the throttled workers take for the whole input, instead of the scenario's own load time:
+   * a faster pace (larger batches, shorter waits for each fault's progress gate) for a quick check.
+   */
+  loadSeconds?: number;
   /** Seed of the abort dice and the random soak. */
   seed?: number;
   /** Duration of the random soak's fault phase. Default 120 s. */

@@ -127,7 +127,7 @@ async function createRunTopics(admin: AdminHolder, plan: RunPlan): Promise<void>
 
 /** Batch size and throttle of each worker, so the whole input takes the scenario's load time. */
 function workerLoad(scenario: Scenario, o: VerifyRunOptions) {
-  const throughputTarget = o.records / scenario.loadSeconds(o);
+  const throughputTarget = o.records / (o.loadSeconds ?? scenario.loadSeconds(o));
   const batchSize = Math.max(10, Math.min(500, Math.round(throughputTarget / o.workers / 4)));
   const batchDelayMs = Math.round((batchSize / (throughputTarget / o.workers)) * 1000);
   return { throughputTarget, batchSize, batchDelayMs };

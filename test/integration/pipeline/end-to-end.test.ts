@@ -49,7 +49,9 @@ test('generated traffic through all six stages on real Kafka and ClickHouse: eve
   const traffic = generateTraffic({
     seed: 11,
     rate: 250,
-    durationSeconds: 40,
+    // 5,000 lines: every DGA host is alerted within them; twice as many added no proof, only rows
+    // (about ten a line) for the monitoring agent to insert.
+    durationSeconds: 20,
     hosts: 64,
     startMs: Date.now() - 60_000,
   });

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { blockEventLoop } from '../../support/block-event-loop.ts';
 import { exited, spawnWorker as spawnChild } from '../../support/spawn-worker.ts';
 import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { DLT_HEADERS } from '../../../src/runtime/record-errors/dead-letter.ts';
@@ -132,10 +133,8 @@ describe('bounded redelivery and dead letters under crashes (real broker)', () =
       process(records) {
         if (records.some((r) => seq(r.value) === 30)) {
           stalls += 1;
-          const until = Date.now() + 8_500;
-          while (Date.now() < until) {
-            /* never yields: the member is expelled after max.poll.interval */
-          }
+          // Never yields: the member is expelled after max.poll.interval.
+          blockEventLoop(8_500);
         }
         return { outputs: records.map((r) => ({ topic: output, key: r.key, value: r.value })) };
       },

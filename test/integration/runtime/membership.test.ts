@@ -8,6 +8,7 @@ import { uniqueTopic, uniqueGroup } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { assertExactlyOnce, createTopics, seed, testKafkaOptions } from '../../support/pipeline-harness.ts';
+import { blockEventLoop } from '../../support/block-event-loop.ts';
 
 let bootstrap: string;
 before(async () => {
@@ -118,10 +119,8 @@ describe('membership under long work', () => {
     await createTopics(bootstrap, [input, output], 3);
     await seed(bootstrap, input, 0, 500);
     const stage = slowFirstBatch(input, output, group, () => {
-      const until = Date.now() + MAX_POLL + 4_000;
-      while (Date.now() < until) {
-        /* CPU-bound work that never yields: the one case the keep-alive pause cannot cover */
-      }
+      // Synchronous work that never yields: the one case the keep-alive pause cannot cover.
+      blockEventLoop(MAX_POLL + 4_000);
     });
     const recoveries: { kind: string; code: string; action: string; steps?: readonly string[] }[] = [];
     const w = new TransactionalWorker({

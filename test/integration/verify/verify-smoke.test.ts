@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { projectRoot } from '../../../src/dev/paths.ts';
 import { runScenario } from '../../../src/verify/run-scenario.ts';
 import { scenarios } from '../../../src/verify/scenarios.ts';
+import { longOr } from '../../helpers/long-run.ts';
 import { startPrivateKafka } from '../../helpers/private-kafka.ts';
 
 // Its own broker: the scenario SIGSTOPs it, which would stall every file running beside this one.
@@ -14,6 +15,14 @@ before(async () => {
 after(async () => {
   await kafka?.stop();
 });
+
+/**
+ * The scenario's own pace (54 s of throttled load for 2 workers) in test:long; the default suite
+ * paces the same 5,000 records for 30 s: twice the batch, so each fault's progress gate opens in
+ * half the time and the drain after the faults needs half the transactions. Every fault must still
+ * come after its gate, i.e. under load (asserted below).
+ */
+const LOAD_SECONDS = longOr<number | undefined>(30, undefined);
 
 describe('hamstring verify (smoke)', () => {
   test('5,000 records through 2 worker processes survive kill -9 and SIGTERM rounds, 1-in-3 aborts and a 5 s broker SIGSTOP exactly once', async () => {
@@ -26,6 +35,7 @@ describe('hamstring verify (smoke)', () => {
       cluster,
       records: 5_000,
       workers: 2,
+      ...(LOAD_SECONDS === undefined ? {} : { loadSeconds: LOAD_SECONDS }),
       workDir: join(projectRoot, 'var', 'verify', 'smoke'),
       drainTimeoutMs: 180_000,
       log: process.env.HAMSTRING_VERIFY_VERBOSE
@@ -45,6 +55,8 @@ describe('hamstring verify (smoke)', () => {
       report.faults.some((f) => f.kind === 'broker-sigstop'),
       summary,
     );
+    const ungated = report.faults.filter((f) => !f.gated);
+    assert.deepEqual(ungated, [], `every fault came under load, after its progress gate: ${summary}`);
     assert.deepEqual(report.problems, [], summary);
     assert.ok(report.ok);
   });
