@@ -89,9 +89,10 @@ async function measure(clickhouse: LocalClickHouse, collectors: number, join4: b
     const labels = pipeline.processes.labels().filter((l) => l.includes(' collector '));
     // Collectors stopped while the logserver forwards every line: they then start on a full topic.
     await Promise.all(labels.map((l) => pipeline.processes.stop(l, 'SIGTERM')));
+    // 600 hosts are about 38 /24 subnets, the key the logserver forwards by: every partition gets lines.
     const traffic = verifyTraffic({
       seed: 3,
-      hosts: 60,
+      hosts: 600,
       rate: 500,
       durationSeconds: Math.ceil(LINES / 500),
       hostileEvery: 0,

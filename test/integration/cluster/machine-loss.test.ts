@@ -38,7 +38,8 @@ test(
         // One chain (DGA) on every machine: 6 stage processes each, 18 in all, on two cores.
         drop: ['tunnel_prefilter', 'tunnel_inspector', 'domainator'],
         partitions: 6,
-        traffic: { seed: 7, hosts: 24, rate: 20, durationSeconds: 60, hostileEvery: 20 },
+        // 96 hosts are six /24 subnets (the collector's partition key): lines on several collectors.
+        traffic: { seed: 7, hosts: 96, rate: 20, durationSeconds: 60, hostileEvery: 20 },
         feedMs: 90_000,
         lose: 'm2',
         cutAtMs: 20_000,
