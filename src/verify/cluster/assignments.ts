@@ -31,51 +31,68 @@ export function machineOfClient(clientId: string): string | undefined {
   return /(?:^|-)(m\d+)-/.exec(clientId)?.[1];
 }
 
-/** Describes `g` now; undefined while the group cannot be described (its coordinator moving). */
-export async function snapshotGroup(admin: AdminPort, g: WatchedGroup): Promise<GroupSnapshot | undefined> {
-  try {
-    const state = await admin.describeGroup(g.group, 3000);
-    const topics = new Set(g.topics);
-    const owners = new Map<string, string>();
-    const members = new Map<string, number>();
-    for (const m of state.members) {
-      const machine = machineOfClient(m.clientId) ?? m.clientId;
-      members.set(machine, (members.get(machine) ?? 0) + 1);
-      for (const p of m.partitions) if (topics.has(p.topic)) owners.set(`${p.topic}:${p.partition}`, machine);
-    }
-    return { atMs: Date.now(), group: g.group, state: state.state, owners, members };
-  } catch {
-    return undefined;
+/** Describes `g` now; rejects while the group cannot be described (its coordinator moving). */
+export async function describeOwners(admin: AdminPort, g: WatchedGroup): Promise<GroupSnapshot> {
+  const state = await admin.describeGroup(g.group, 3000);
+  const topics = new Set(g.topics);
+  const owners = new Map<string, string>();
+  const members = new Map<string, number>();
+  for (const m of state.members) {
+    const machine = machineOfClient(m.clientId) ?? m.clientId;
+    members.set(machine, (members.get(machine) ?? 0) + 1);
+    for (const p of m.partitions) if (topics.has(p.topic)) owners.set(`${p.topic}:${p.partition}`, machine);
   }
+  return { atMs: Date.now(), group: g.group, state: state.state, owners, members };
+}
+
+/** {@link describeOwners}, undefined when it fails. */
+export async function snapshotGroup(admin: AdminPort, g: WatchedGroup): Promise<GroupSnapshot | undefined> {
+  return describeOwners(admin, g).catch(() => undefined);
 }
 
 /**
- * Samples every group every `intervalMs` until {@link stop}; {@link snapshots} keeps them all.
+ * Samples every group every `intervalMs` until {@link stop}; {@link snapshots} keeps them all. An
+ * admin client whose description of a group failed is replaced before the next round: one that
+ * asked a coordinator on a machine cut off went on failing for that group after the coordinator
+ * moved, and after the machine came back (448 failures in a row in a machine-loss run).
  */
 export class AssignmentWatch {
   readonly snapshots: GroupSnapshot[] = [];
   /** Descriptions that failed, per group: a group never described after a cut shows here. */
   readonly failures = new Map<string, number>();
+  /** The last failure of each group's description, for the report. */
+  readonly lastError = new Map<string, string>();
   #running = true;
   readonly #done: Promise<void>;
 
   constructor(
-    private readonly admin: AdminPort,
+    newAdmin: () => AdminPort,
     readonly groups: readonly WatchedGroup[],
     /** Partitions per group (every input topic together), to tell a full assignment. */
     readonly partitions: ReadonlyMap<string, number>,
     intervalMs = 500,
   ) {
     this.#done = (async () => {
+      let admin = newAdmin();
       while (this.#running) {
-        const all = await Promise.all(groups.map((g) => snapshotGroup(admin, g)));
+        const all = await Promise.allSettled(groups.map((g) => describeOwners(admin, g)));
+        let failed = false;
         all.forEach((s, i) => {
           const group = groups[i]?.group ?? '';
-          if (s) this.snapshots.push(s);
-          else this.failures.set(group, (this.failures.get(group) ?? 0) + 1);
+          if (s.status === 'fulfilled') this.snapshots.push(s.value);
+          else {
+            failed = true;
+            this.failures.set(group, (this.failures.get(group) ?? 0) + 1);
+            this.lastError.set(group, String((s.reason as Error | undefined)?.message ?? s.reason));
+          }
         });
+        if (failed) {
+          admin.close();
+          admin = newAdmin();
+        }
         await new Promise((r) => setTimeout(r, intervalMs));
       }
+      admin.close();
     })();
   }
 
@@ -121,7 +138,8 @@ export class AssignmentWatch {
     const s = this.latest(group);
     if (!s) return 'never described';
     const held = [...this.holdings(group)].map(([m, n]) => `${m} ${n}`).join(', ');
-    return `${s.state}, partitions ${held || 'none'}, ${this.failures.get(group) ?? 0} descriptions failed`;
+    const error = this.lastError.get(group);
+    return `${s.state}, partitions ${held || 'none'}, ${this.failures.get(group) ?? 0} descriptions failed${error === undefined ? '' : ` (last: ${error})`}`;
   }
 
   /** Partitions each machine holds of `group` in its latest snapshot. */

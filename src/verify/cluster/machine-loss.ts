@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import type { LocalClickHouse } from '../../dev/clickhouse-server.ts';
+import { createAdmin } from '../../kafka/admin.ts';
 import { feedLines, verifyTraffic, type TrafficShape } from '../pipeline/feed.ts';
 import { accountLines, type LineAccounting } from '../pipeline/line-fates.ts';
 import { readPipeline } from '../pipeline/read-pipeline.ts';
@@ -87,7 +88,12 @@ export async function runMachineLoss(o: MachineLossOptions): Promise<MachineLoss
       label,
       ...g,
     }));
-    watch = new AssignmentWatch(pipeline.admin, groups, await groupPartitions(pipeline.admin, groups));
+    const bootstrap = pipeline.kafka.bootstrapServers;
+    watch = new AssignmentWatch(
+      () => createAdmin(bootstrap, 'machine-loss-watch'),
+      groups,
+      await groupPartitions(pipeline.admin, groups),
+    );
     await waitFor(
       () => groups.every((g) => (watch?.holdings(g.group).get(o.lose) ?? 0) > 0),
       SPREAD_TIMEOUT_MS,

@@ -14,6 +14,7 @@ test('a member is placed on the machine its instance id names', () => {
 function scriptedAdmin(states: (GroupState | Error)[]): AdminPort {
   let i = 0;
   return {
+    close: () => undefined,
     describeGroup: () => {
       const s = states[Math.min(i, states.length - 1)];
       i += 1;
@@ -38,8 +39,14 @@ test('partitions count as moved off a machine only once a stable group has them 
     { groupId: group, state: 'Stable', members: [member('m1', [0, 1, 2, 3])] },
     { groupId: group, state: 'Stable', members: [member('m1', [0, 1]), member('m2', [2, 3])] },
   ];
+  // One script whichever admin asks: the watch replaces its admin after a failure.
+  const admin = scriptedAdmin(states);
+  let admins = 0;
   const watch = new AssignmentWatch(
-    scriptedAdmin(states),
+    () => {
+      admins += 1;
+      return admin;
+    },
     [{ label: 'stage', group, topics: ['t'] }],
     new Map([[group, 4]]),
     5,
@@ -55,6 +62,7 @@ test('partitions count as moved off a machine only once a stable group has them 
   const back = watch.movedBackAt(group, 'm2', off + 1);
   assert.ok(back !== undefined && back > off, 'back after it moved off');
   assert.equal(watch.failures.get(group), 1);
+  assert.equal(admins, 2, 'a new admin after the failed description');
   assert.deepEqual(
     [...watch.holdings(group)],
     [
