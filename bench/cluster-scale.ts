@@ -14,6 +14,7 @@
  * machines tagged P+92 (subnet 10.214.(P+92 mod 256).0/24). This host has 2 cores: the absolute
  * lines/s cannot grow with instances; what scaling must show is that CPU per line does not rise.
  */
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LocalClickHouse } from '../src/dev/clickhouse-server.ts';
@@ -160,6 +161,7 @@ if (unavailable !== undefined) {
   process.stdout.write(`skipped: ${unavailable}\n`);
   process.exit(0);
 }
+rmSync(dir, { recursive: true, force: true });
 const clickhouse = await LocalClickHouse.start({
   dataDir: join(dir, 'clickhouse'),
   httpPort: BASE,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { LocalClickHouse } from '../../../src/dev/clickhouse-server.ts';
@@ -22,8 +23,12 @@ test(
   { skip: unavailable, timeout: 1_500_000 },
   async () => {
     const dir = join(projectRoot, 'var', 'test', 'cluster-machine-loss');
+    const clickhouseDir = join(dir, '..', 'cluster-clickhouse');
+    // A fresh database: logline ids derive from input positions, so an earlier run's rows would
+    // show as this run's rows twice.
+    rmSync(clickhouseDir, { recursive: true, force: true });
     const clickhouse = await LocalClickHouse.start({
-      dataDir: join(dir, '..', 'cluster-clickhouse'),
+      dataDir: clickhouseDir,
       httpPort: BASE,
       tcpPort: BASE + 1,
     });
