@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { LocalClickHouse } from '../../dev/clickhouse-server.ts';
 import { MachineNetwork } from '../../dev/machine-network.ts';
-import { defaultVarDir, projectRoot } from '../../dev/paths.ts';
+import { defaultVarDir, projectRoot, resolveDataDir } from '../../dev/paths.ts';
 import { feedLines, verifyTraffic } from '../../verify/pipeline/feed.ts';
 import { SimulatedPipeline, type InstanceCounts } from '../../verify/cluster/simulated-pipeline.ts';
 import { trimmedConfig } from '../../verify/cluster/trim-config.ts';
@@ -42,7 +42,9 @@ export const machinesStartCommand: Command = {
     const unavailable = MachineNetwork.unavailableReason();
     if (unavailable !== undefined) throw new Error(`cannot build simulated machines: ${unavailable}`);
     const tag = intOption(values, 'tag', 0, 99_999) ?? DEFAULT_TAG;
-    const dir = stringOption(values, 'dir') ?? defaultVarDir('machines');
+    const given = stringOption(values, 'dir');
+    // Absolute: the Kafka nodes run with their own directory as working directory.
+    const dir = given === undefined ? defaultVarDir('machines') : resolveDataDir(given);
     const httpPort = intOption(values, 'clickhouse-http-port', 1024, 65_000) ?? 28_123;
     const clickhouse = await LocalClickHouse.start({
       dataDir: join(dir, 'clickhouse'),
@@ -62,6 +64,9 @@ export const machinesStartCommand: Command = {
       database: 'machines',
       baseConfig: trimmedConfig(join(projectRoot, 'config.yaml'), dir, drop),
       inspectors: 'shipped',
+    }).catch(async (e: unknown) => {
+      await clickhouse.stop();
+      throw e;
     });
     const stop = new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
