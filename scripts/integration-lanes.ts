@@ -47,6 +47,8 @@ export const LANES: Readonly<Record<string, Lane>> = {
   'test/integration/app/no-secrets-in-output.test.ts': 'pipeline',
   // Their own clusters or servers, on their own ports and data dirs.
   'test/integration/dev/local-cluster.test.ts': 'own',
+  // Its own machines (network namespaces), Kafka cluster and ClickHouse on ports 27500-27599.
+  'test/integration/cluster/machine-loss.test.ts': 'own',
   // SIGSTOP, kill -9 or restart of a broker of their own (test/helpers/private-kafka.ts): on the
   // run-wide one these faults made them exclusive, a serial stretch of the run nothing else filled.
   'test/integration/kafka/describe-group-faults.test.ts': 'own',

@@ -57,6 +57,14 @@ export const commands: Record<string, CommandEntry> = {
     summary: 'restart one stopped or killed node, wait until it is back in sync',
     load: async () => (await import('./commands/dev-kafka-node.ts')).kafkaNodeCommand('start-node'),
   },
+  'dev machines start': {
+    summary: 'simulated machines (network namespaces): a KRaft node and every stage on each, until Ctrl-C',
+    load: async () => (await import('./commands/dev-machines.ts')).machinesStartCommand,
+  },
+  'dev machines remove': {
+    summary: 'kill what is left on the simulated machines of a tag and remove them',
+    load: async () => (await import('./commands/dev-machines.ts')).machinesRemoveCommand,
+  },
   'acl-plan': {
     summary: 'print the Kafka ACLs each given stage needs, as kafka-acls.sh commands',
     load: async () => (await import('./commands/acl-plan.ts')).aclPlanCommand,
