@@ -26,6 +26,7 @@ function scriptedAdmin(states: (GroupState | Error)[]): AdminPort {
 const member = (machine: string, partitions: number[]) => ({
   memberId: `x-${machine}`,
   clientId: `stage-${machine}-stage-i1-consumer-1`,
+  host: `10.214.0.${machine.slice(1)}`,
   partitions: partitions.map((partition) => ({ topic: 't', partition })),
 });
 
