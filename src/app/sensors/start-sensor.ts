@@ -38,7 +38,12 @@ export async function startSensor(
   log: Logger,
 ): Promise<RunningSensor> {
   const topic = sensorTopic(config, sensor);
-  const { source, extra } = createSensorSource(sensor, log);
+  const index = config.pipeline.sensors.indexOf(sensor);
+  const { source, extra } = createSensorSource(
+    sensor,
+    log,
+    index >= 0 ? ['pipeline', 'sensors', index] : ['pipeline', 'sensors'],
+  );
   const producer = createProducer(
     {
       bootstrapServers: bootstrapServers(config),
