@@ -1,6 +1,7 @@
 import { bootstrapServers, type HamstringConfig, type SensorConfig } from '../../config/index.ts';
 import { createProducer } from '../../kafka/producer.ts';
 import type { Logger } from '../../observability/logger.ts';
+import { httpLimitsFromConfig } from '../../runtime/http-guard.ts';
 import { pipelineTopic } from '../../stages/index.ts';
 import { createSensorSource } from './kinds.ts';
 import { sensorRegistry, serveMetrics } from './sensor-metrics.ts';
@@ -75,7 +76,9 @@ export async function startSensor(
   };
   const registry = sensorRegistry(() => [target]);
   const metrics =
-    sensor.metrics_port === undefined ? undefined : await serveMetrics(registry, sensor.metrics_port);
+    sensor.metrics_port === undefined
+      ? undefined
+      : await serveMetrics(registry, sensor.metrics_port, httpLimitsFromConfig(config.endpoints));
   return {
     runner,
     topic,
