@@ -4,6 +4,7 @@ import { endpointAccessToken } from '../config/endpoint-access.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
 import {
   hostWorkers,
+  httpLimitsFromConfig,
   KafkaAttemptStore,
   TransactionalWorker,
   type AttemptStore,
@@ -132,6 +133,7 @@ export async function runStages(options: RunStagesOptions): Promise<RunningStage
       healthHost: options.healthHost ?? config.runtime.health_host,
       healthHostKey: options.healthHost !== undefined ? '--health-host' : 'runtime.health_host',
       ...(accessToken !== undefined ? { accessToken } : {}),
+      httpLimits: httpLimitsFromConfig(config.endpoints),
       ...(options.signals ? { signals: options.signals } : {}),
     });
   } catch (e) {

@@ -36,7 +36,7 @@ function readTokenFile(path: string, where: string, origin: 'file' | 'env'): str
  * (the value is never shown, only its length).
  */
 export function endpointAccessToken(
-  endpoints: EndpointsConfig,
+  endpoints: Pick<EndpointsConfig, 'access_token_file'>,
   env: NodeJS.ProcessEnv = process.env,
 ): string | undefined {
   const fromEnv = env[ACCESS_TOKEN_ENV.token];

@@ -66,6 +66,8 @@ export type {
 export { PIPELINE_STAGES, fullStageName, unknownStageKeys } from './stage-names.ts';
 export type { StageFullName, StageShortName, UnknownStageKey } from './stage-names.ts';
 export { hostPort, sensorSchema } from './sensors-schema.ts';
+export { listenerTlsSchema, resolveListenerTls } from './listener-tls.ts';
+export type { ListenerTls, ListenerTlsConfig } from './listener-tls.ts';
 export type { DnstapSensorConfig, PcapSensorConfig, SensorConfig } from './sensors-schema.ts';
 export { SYSLOG_FACILITIES, SYSLOG_SEVERITIES } from './syslog-schema.ts';
 export type { SyslogConfig } from './syslog-schema.ts';

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { MESSAGE_TYPES } from '../sources/dnstap/message-types.ts';
 import { DEFAULT_LOG_LINE_MAPPING } from '../sources/log-line.ts';
+import { isLoopback } from './endpoint-access.ts';
+import { listenerTlsSchema } from './listener-tls.ts';
 import { logLineMappingSchema } from './log-line-mapping-schema.ts';
 import { addProblem, asRecord } from './refinements.ts';
 import { componentName, intBetween, nonEmptyString, positiveInt, positiveNumber } from './value-schemas.ts';
@@ -12,17 +14,22 @@ import { componentName, intBetween, nonEmptyString, positiveInt, positiveNumber 
  * own entry schema to `sensorSchema`'s union (discriminated by `kind`).
  */
 
-const HOST_PORT_EXPECTED = 'host:port (e.g. "127.0.0.1:6000")';
-const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
+const HOST_PORT_EXPECTED = 'host:port or a port (e.g. "127.0.0.1:6000"; a port alone binds 127.0.0.1)';
+const HOST_PORT = /^(?:(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):)?(\d{1,5})$/;
 
-/** `host:port` as `{ host, port }` (IPv6 in brackets). */
+/** The address a listener given only a port binds: this machine alone can reach it. */
+export const DEFAULT_LISTEN_HOST = '127.0.0.1';
+
+/** `host:port` (IPv6 in brackets) or a bare port (on {@link DEFAULT_LISTEN_HOST}) as `{ host, port }`. */
 export const hostPort = () =>
   z
-    .string({ error: HOST_PORT_EXPECTED })
-    .regex(HOST_PORT, { error: HOST_PORT_EXPECTED })
+    .preprocess(
+      (v) => (typeof v === 'number' ? String(v) : v),
+      z.string({ error: HOST_PORT_EXPECTED }).regex(HOST_PORT, { error: HOST_PORT_EXPECTED }),
+    )
     .transform((text) => {
       const m = HOST_PORT.exec(text);
-      const host = (m?.[1] ?? '').replace(/^\[|\]$/g, '');
+      const host = (m?.[1] ?? DEFAULT_LISTEN_HOST).replace(/^\[|\]$/g, '');
       return { host, port: Number(m?.[2]) };
     })
     .refine((hp) => hp.port >= 1 && hp.port <= 65535, { error: HOST_PORT_EXPECTED });
@@ -54,8 +61,12 @@ const dnstapSensorSchema = z
     dnstap: z.strictObject({
       /** A Unix socket path the resolver connects to (created by the sensor; a stale file is replaced). */
       unix: nonEmptyString().optional(),
-      /** `host:port` to listen on for dnstap over TCP; bind to a loopback address unless the network is trusted. */
+      /** `host:port` (or a port, on 127.0.0.1) to listen on for dnstap over TCP. */
       tcp: hostPort().optional(),
+      /** Mutual TLS on `tcp`: only senders with a certificate signed by `client_ca_file` are read. */
+      tls: listenerTlsSchema.optional(),
+      /** Accept plaintext, unauthenticated dnstap on a non-loopback `tcp` address (a trusted network only). */
+      plaintext_remote: z.boolean({ error: 'true or false' }).default(false),
       /** Message types that give a log line; a response is paired with its query when the query type is not listed. */
       observe: z
         .array(z.enum(MESSAGE_TYPES, { error: MESSAGE_TYPES.join(', ') }))
@@ -71,8 +82,32 @@ const dnstapSensorSchema = z
     }),
   })
   .superRefine((s, ctx) => {
-    if (s.dnstap.unix === undefined && s.dnstap.tcp === undefined)
+    // Runs despite other problems in the entry (zod reports them all): read defensively.
+    const d = asRecord(s.dnstap) ?? {};
+    if (d.unix === undefined && d.tcp === undefined)
       addProblem(ctx, ['dnstap', 'unix'], 'a socket path, or dnstap.tcp (host:port)', undefined);
+    if (d.tls !== undefined && d.tcp === undefined)
+      addProblem(
+        ctx,
+        ['dnstap', 'tcp'],
+        'host:port for the TLS listener (dnstap.tls applies to TCP)',
+        undefined,
+      );
+    const tcp = asRecord(d.tcp);
+    // dnstap itself is neither authenticated nor encrypted: reachable from elsewhere, it needs TLS.
+    if (
+      typeof tcp?.host === 'string' &&
+      !isLoopback(tcp.host) &&
+      d.tls === undefined &&
+      d.plaintext_remote !== true
+    )
+      addProblem(
+        ctx,
+        ['dnstap', 'tls'],
+        'a tls section (certificate_file, key_file, client_ca_file) when dnstap.tcp binds a non-loopback address (or plaintext_remote: true on a trusted network)',
+        undefined,
+        `dnstap.tcp is ${tcp.host}:${String(tcp.port)}`,
+      );
   });
 
 const pcapSensorSchema = z

@@ -16,8 +16,7 @@ export interface UnboundOptions {
   readonly dir: string;
   /** The UDP/TCP port it serves DNS on (127.0.0.1). */
   readonly port: number;
-  readonly dnstap:
-    { readonly unix: string } | { readonly tcp: { readonly host: string; readonly port: number } };
+  readonly dnstap: { readonly unix: string } | { readonly tcp: UnboundDnstapTcp };
   /** dnstap identity (default "hamstring-unbound"). */
   readonly identity?: string;
   /** `local-zone` lines, e.g. `"test." static` (a static zone answers NXDOMAIN for names it lacks). */
@@ -25,6 +24,20 @@ export interface UnboundOptions {
   /** `local-data` records, e.g. `www.test. 300 IN A 192.0.2.1`. */
   readonly localData: readonly string[];
   readonly threads?: number;
+}
+
+/** dnstap over TCP; with `tls`, over TLS presenting a client certificate (mutual TLS). */
+export interface UnboundDnstapTcp {
+  readonly host: string;
+  readonly port: number;
+  readonly tls?: {
+    /** The name the receiver's certificate must carry. */
+    readonly serverName: string;
+    /** PEM bundle of the CA that signed the receiver's certificate. */
+    readonly caFile: string;
+    readonly certFile: string;
+    readonly keyFile: string;
+  };
 }
 
 export interface RunningUnbound {
@@ -42,7 +55,7 @@ export function unboundConfig(o: UnboundOptions): string {
   const dnstap =
     'unix' in o.dnstap
       ? [`dnstap-socket-path: ${quote(o.dnstap.unix)}`]
-      : [`dnstap-ip: ${o.dnstap.tcp.host}@${o.dnstap.tcp.port}`, 'dnstap-tls: no'];
+      : [`dnstap-ip: ${o.dnstap.tcp.host}@${o.dnstap.tcp.port}`, ...dnstapTls(o.dnstap.tcp.tls, quote)];
   return [
     'server:',
     '  username: ""',
@@ -77,6 +90,17 @@ export function unboundConfig(o: UnboundOptions): string {
     '  dnstap-log-client-response-messages: yes',
     '',
   ].join('\n');
+}
+
+function dnstapTls(tls: UnboundDnstapTcp['tls'], quote: (s: string) => string): string[] {
+  if (tls === undefined) return ['dnstap-tls: no'];
+  return [
+    'dnstap-tls: yes',
+    `dnstap-tls-server-name: ${quote(tls.serverName)}`,
+    `dnstap-tls-cert-bundle: ${quote(tls.caFile)}`,
+    `dnstap-tls-client-cert-file: ${quote(tls.certFile)}`,
+    `dnstap-tls-client-key-file: ${quote(tls.keyFile)}`,
+  ];
 }
 
 export async function startUnbound(o: UnboundOptions, timeoutMs = 15_000): Promise<RunningUnbound> {

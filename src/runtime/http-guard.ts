@@ -1,11 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
+import type { EndpointsConfig } from '../config/endpoint-schema.ts';
 
 /**
  * What every HTTP server of the project (the health server, the dashboard) does before a request
  * reaches its routes, and the limits it is created with:
  * - bounded headers, URLs and time: a request whose headers exceed `maxHeaderBytes` gets 431 (from
- *   Node's parser, before any of our code runs), a URL longer than `maxUrlLength` 414; a client
+ *   Node's parser, before any of our code runs), a URL longer than `maxUrlLength` 414, a body
+ *   announced longer than `maxBodyBytes` 413 (one sent chunked past it: the socket is closed); a client
  *   that sends its headers slower than `headersTimeoutMs` (slowloris) or its whole request slower
  *   than `requestTimeoutMs` gets 408 and is disconnected, at most `checkIntervalMs` late; at most
  *   `maxConnections` sockets are open at once;
@@ -22,6 +24,7 @@ export interface HttpLimits {
   checkIntervalMs: number;
   maxHeaderBytes: number;
   maxUrlLength: number;
+  maxBodyBytes: number;
   maxConnections: number;
 }
 
@@ -32,8 +35,23 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   checkIntervalMs: 1_000,
   maxHeaderBytes: 16 * 1024,
   maxUrlLength: 4 * 1024,
+  maxBodyBytes: 1024,
   maxConnections: 256,
 };
+
+/** The limits config.yaml's `endpoints.limits` sets (its defaults are {@link DEFAULT_HTTP_LIMITS}). */
+export function httpLimitsFromConfig(endpoints: Pick<EndpointsConfig, 'limits'>): HttpLimits {
+  const l = endpoints.limits;
+  return {
+    ...DEFAULT_HTTP_LIMITS,
+    headersTimeoutMs: Math.round(l.headers_timeout_seconds * 1000),
+    requestTimeoutMs: Math.round(l.request_timeout_seconds * 1000),
+    maxHeaderBytes: l.max_header_bytes,
+    maxUrlLength: l.max_url_bytes,
+    maxBodyBytes: l.max_body_bytes,
+    maxConnections: l.max_connections,
+  };
+}
 
 export const TOKEN_COOKIE = 'hamstring_token';
 export const TOKEN_QUERY = 'access_token';
@@ -104,8 +122,32 @@ function plain(
 }
 
 /**
+ * False (after answering 413) when the announced body is too long. A body without a length (chunked)
+ * is counted as it arrives: past the limit the socket is closed, so no client streams into an
+ * endpoint for long.
+ */
+function bodyWithin(req: IncomingMessage, res: ServerResponse, max: number): boolean {
+  const announced = req.headers['content-length'];
+  if (announced !== undefined && Number(announced) > max) {
+    res.setHeader('connection', 'close');
+    plain(res, 413, `request body too large: at most ${max} bytes`);
+    res.on('finish', () => req.socket.destroy());
+    return false;
+  }
+  if (req.headers['transfer-encoding'] === undefined) return true;
+  let received = 0;
+  req.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received <= max) return;
+    // The route may be answering already: closing is the one answer that cannot collide with it.
+    req.socket.destroy();
+  });
+  return true;
+}
+
+/**
  * Checks a request against the limits and the token. Returns true when the route may run; otherwise
- * it has answered (414, 400, 401, or the 303 that sets the cookie) and the caller does nothing more.
+ * it has answered (414, 413, 400, 401, or the 303 that sets the cookie) and the caller does nothing more.
  */
 export function admit(
   req: IncomingMessage,
@@ -117,6 +159,7 @@ export function admit(
     plain(res, 414, `URI too long: at most ${opts.limits.maxUrlLength} characters`);
     return false;
   }
+  if (!bodyWithin(req, res, opts.limits.maxBodyBytes)) return false;
   let url: URL;
   try {
     url = new URL(raw, 'http://endpoint');

@@ -19,6 +19,8 @@ export type { KafkaAttemptStoreOptions } from './delivery-attempts/kafka-attempt
 export type { AttemptStore, DeliveryMarker } from './delivery-attempts/attempt-store.ts';
 export { InMemoryAttemptStore } from './delivery-attempts/in-memory-attempt-store.ts';
 export { startHealthServer } from './health-server.ts';
+export { DEFAULT_HTTP_LIMITS, httpLimitsFromConfig } from './http-guard.ts';
+export type { HttpLimits } from './http-guard.ts';
 export type { HealthServer, HealthServerOptions } from './health-server.ts';
 export { ThreadPool } from './thread-pool.ts';
 export type { ThreadPoolOptions } from './thread-pool.ts';

@@ -2,6 +2,7 @@ import { Registry } from 'prom-client';
 import { stuckNativeCalls } from '../kafka/abandoned-clients.ts';
 import type { Logger } from '../observability/logger.ts';
 import { startHealthServer, type HealthTarget } from './health-server.ts';
+import type { HttpLimits } from './http-guard.ts';
 import type { TransactionalWorker } from './worker/transactional-worker.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
 
@@ -29,6 +30,8 @@ export async function hostWorkers(args: {
   healthHostKey?: string;
   /** Required on every health request when set (see http-guard.ts). */
   accessToken?: string;
+  /** The health server's request limits (config `endpoints.limits`); default DEFAULT_HTTP_LIMITS. */
+  httpLimits?: HttpLimits;
   /** false: /metrics exposes no series (config `runtime.metrics`); the probes are served all the same. Default true. */
   metrics?: boolean;
   signals?: NodeJS.Signals[];
@@ -44,6 +47,7 @@ export async function hostWorkers(args: {
           ...(args.healthHost !== undefined ? { host: args.healthHost } : {}),
           ...(args.healthHostKey !== undefined ? { hostKey: args.healthHostKey } : {}),
           ...(args.accessToken !== undefined ? { accessToken: args.accessToken } : {}),
+          ...(args.httpLimits !== undefined ? { limits: args.httpLimits } : {}),
         })
       : undefined;
   let healthClosed: Promise<void> | undefined;

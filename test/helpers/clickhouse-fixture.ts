@@ -1,5 +1,33 @@
+import { clickhouseAccess } from '../../src/config/clickhouse-access.ts';
+import { clickhouseServerSchema } from '../../src/config/clickhouse-schema.ts';
 import { LocalClickHouse } from '../../src/dev/clickhouse-server.ts';
 import { defaultVarDir } from '../../src/dev/paths.ts';
+
+/** User, password and CA a test logs in to ClickHouse with; empty for a server without users. */
+export interface TestClickHouseLogin {
+  username?: string;
+  password?: string;
+  ca?: Buffer;
+}
+
+/**
+ * The login the product would use with no `clickhouse_server` keys set, from the same function
+ * (`clickhouseAccess`): CLICKHOUSE_USER, CLICKHOUSE_PASSWORD or CLICKHOUSE_PASSWORD_FILE, and
+ * CLICKHOUSE_CA_FILE. Every test helper and benchmark that builds a ClickHouse client of its own takes
+ * this, so the suite runs against a ClickHouse that requires a password when those are set. Read at
+ * each call: a test may set them for a moment.
+ */
+export function testClickHouseLogin(env: NodeJS.ProcessEnv = process.env): TestClickHouseLogin {
+  const { username, password, ca } = clickhouseAccess(
+    clickhouseServerSchema.parse({ hostname: '127.0.0.1' }),
+    env,
+  );
+  return {
+    ...(username !== undefined ? { username } : {}),
+    ...(password !== undefined ? { password } : {}),
+    ...(ca !== undefined ? { ca } : {}),
+  };
+}
 
 /** The ClickHouse a test file talks to. */
 export interface TestClickHouse {

@@ -12,6 +12,7 @@ import {
   admit,
   applyLimits,
   DEFAULT_HTTP_LIMITS,
+  httpLimitsFromConfig,
   serverOptions,
   type HttpLimits,
 } from '../../runtime/http-guard.ts';
@@ -83,6 +84,7 @@ export function dashboardOptionsFromConfig(
     port: config.dashboard.port,
     host: config.dashboard.host,
     ...(accessToken !== undefined ? { accessToken } : {}),
+    limits: httpLimitsFromConfig(config.endpoints),
     refreshMs: config.dashboard.refresh_ms,
     windowMs: config.dashboard.window_minutes * 60_000,
     clickhouse,

@@ -1,5 +1,6 @@
 import { lstatSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import {
   DnstapDecoder,
   type DecoderCounters,
@@ -22,20 +23,34 @@ import type {
  * read (back-pressure through the kernel's socket buffers to the sender) until `resume`.
  * Its `counters.forwarded` counts observations handed to the sink; the runner reports what Kafka
  * acknowledged.
+ *
+ * With `tcp.tls` the TCP listener speaks TLS and requires a client certificate its CA signed: a
+ * sender without one, or with another CA's, fails the handshake, is counted in `refused` and
+ * reported (`onConnection` event 'refused'), and no byte of it reaches the decoder. A handshake not
+ * finished within {@link HANDSHAKE_TIMEOUT_MS} is refused too.
  */
 export interface DnstapListen {
   readonly unix?: string;
-  readonly tcp?: { readonly host: string; readonly port: number };
+  readonly tcp?: {
+    readonly host: string;
+    readonly port: number;
+    readonly tls?: { cert: Buffer; key: Buffer; passphrase?: string; ca: Buffer };
+  };
 }
 
 export interface DnstapSourceOptions extends DnstapDecoderOptions {
   readonly listen: DnstapListen;
   readonly maxFrameBytes?: number;
   /** Called with each connection event worth a log line (opened, closed and why). */
-  readonly onConnection?: (event: { peer: string; event: 'open' | 'close'; reason?: string }) => void;
+  readonly onConnection?: (event: {
+    peer: string;
+    event: 'open' | 'close' | 'refused';
+    reason?: string;
+  }) => void;
 }
 
 const EXPIRE_INTERVAL_MS = 1_000;
+const HANDSHAKE_TIMEOUT_MS = 10_000;
 
 export class DnstapSource implements ObservationSource {
   readonly kind = 'dnstap';
@@ -43,9 +58,12 @@ export class DnstapSource implements ObservationSource {
   readonly #decoder: DnstapDecoder;
   readonly #servers: Server[] = [];
   readonly #sockets = new Set<Socket>();
+  /** Every accepted TCP socket, handshakes included, so `stop` can close those too. */
+  readonly #raw = new Set<Socket>();
   #paused = false;
   #timer: NodeJS.Timeout | undefined;
   #connections = 0;
+  #refused = 0;
 
   constructor(private readonly o: DnstapSourceOptions) {
     if (o.listen.unix === undefined && o.listen.tcp === undefined)
@@ -61,6 +79,11 @@ export class DnstapSource implements ObservationSource {
   /** Connections open now. */
   get connections(): number {
     return this.#connections;
+  }
+
+  /** TLS connections refused (no client certificate, an untrusted one, a failed handshake). */
+  get refused(): number {
+    return this.#refused;
   }
 
   /** The TCP port actually bound (when `tcp.port` was 0), once started. */
@@ -79,8 +102,14 @@ export class DnstapSource implements ObservationSource {
       removeStaleSocket(unix);
       this.#servers.push(await listen(createServer(handler), (s, cb) => s.listen(unix, cb)));
     }
-    if (tcp !== undefined)
-      this.#servers.push(await listen(createServer(handler), (s, cb) => s.listen(tcp.port, tcp.host, cb)));
+    if (tcp !== undefined) {
+      const server = tcp.tls === undefined ? createServer(handler) : this.#tlsServer(tcp.tls, handler);
+      server.on('connection', (raw: Socket) => {
+        this.#raw.add(raw);
+        raw.once('close', () => this.#raw.delete(raw));
+      });
+      this.#servers.push(await listen(server, (s, cb) => s.listen(tcp.port, tcp.host, cb)));
+    }
     this.#timer = setInterval(() => this.#decoder.expire(Date.now()), EXPIRE_INTERVAL_MS);
     this.#timer.unref();
   }
@@ -95,16 +124,39 @@ export class DnstapSource implements ObservationSource {
     clearInterval(this.#timer);
     const closed = this.#servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
     for (const s of this.#sockets) s.destroy();
+    for (const s of this.#raw) s.destroy();
     await Promise.all(closed);
     this.#servers.length = 0;
     if (this.o.listen.unix !== undefined) rmSync(this.o.listen.unix, { force: true });
+  }
+
+  #tlsServer(
+    options: NonNullable<NonNullable<DnstapListen['tcp']>['tls']>,
+    handler: (s: Socket) => void,
+  ): Server {
+    const server = createTlsServer(
+      {
+        ...options,
+        requestCert: true,
+        rejectUnauthorized: true,
+        minVersion: 'TLSv1.2',
+        handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+      },
+      handler,
+    );
+    server.on('tlsClientError', (error: Error, socket: TLSSocket) => {
+      this.#refused += 1;
+      this.o.onConnection?.({ peer: peerOf(socket), event: 'refused', reason: error.message });
+      socket.destroy();
+    });
+    return server;
   }
 
   #connection(socket: Socket, sink: ObservationSink, onMalformed: (unit: MalformedUnit) => void): void {
     const session = new ReceiverSession(
       this.o.maxFrameBytes === undefined ? {} : { maxDataFrameBytes: this.o.maxFrameBytes },
     );
-    const peer = socket.remoteAddress === undefined ? 'unix' : `${socket.remoteAddress}:${socket.remotePort}`;
+    const peer = peerOf(socket);
     this.#sockets.add(socket);
     this.#connections += 1;
     this.o.onConnection?.({ peer, event: 'open' });
@@ -154,6 +206,15 @@ export class DnstapSource implements ObservationSource {
       for (const s of this.#sockets) s.pause();
     }
   }
+}
+
+/** `address:port` of a TCP peer, with its certificate's CN over TLS; `unix` for a Unix socket. */
+function peerOf(socket: Socket): string {
+  if (socket.remoteAddress === undefined) return 'unix';
+  const address = `${socket.remoteAddress}:${socket.remotePort}`;
+  if (!('getPeerCertificate' in socket)) return address;
+  const cn = (socket as TLSSocket).getPeerCertificate().subject?.CN;
+  return typeof cn === 'string' ? `${address} (CN=${cn})` : address;
 }
 
 /** A socket file left by a sensor that died is replaced; any other file at the path is an error. */

@@ -1,4 +1,4 @@
-import type { SensorConfig } from '../../config/index.ts';
+import { resolveListenerTls, type SensorConfig } from '../../config/index.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { ObservationSource } from '../../sources/observation-source.ts';
 import { DnstapSource } from './dnstap-source.ts';
@@ -16,39 +16,57 @@ export interface SensorSource {
 }
 
 type KindOf<K extends SensorConfig['kind']> = Extract<SensorConfig, { kind: K }>;
-type Builders = { [K in SensorConfig['kind']]: (config: KindOf<K>, log: Logger) => SensorSource };
+/** `keyPath`: where the entry sits in config.yaml (`pipeline.sensors[2]`), named in its errors. */
+type Builders = {
+  [K in SensorConfig['kind']]: (
+    config: KindOf<K>,
+    log: Logger,
+    keyPath: readonly PropertyKey[],
+  ) => SensorSource;
+};
 
 export const SENSOR_KINDS: Builders = {
   dnstap: dnstapSource,
   pcap: pcapSource,
 };
 
-export function createSensorSource(config: SensorConfig, log: Logger): SensorSource {
+type AnyBuilder = (c: SensorConfig, l: Logger, p: readonly PropertyKey[]) => SensorSource;
+
+export function createSensorSource(
+  config: SensorConfig,
+  log: Logger,
+  keyPath: readonly PropertyKey[] = ['pipeline', 'sensors'],
+): SensorSource {
   // Each builder takes its own kind's entry; the `kind` lookup guarantees the pairing.
-  const build: (c: never, l: Logger) => SensorSource = SENSOR_KINDS[config.kind];
-  return (build as (c: SensorConfig, l: Logger) => SensorSource)(config, log);
+  const build: (c: never, l: Logger, p: readonly PropertyKey[]) => SensorSource = SENSOR_KINDS[config.kind];
+  return (build as AnyBuilder)(config, log, keyPath);
 }
 
-function dnstapSource(config: KindOf<'dnstap'>, log: Logger): SensorSource {
+function dnstapSource(config: KindOf<'dnstap'>, log: Logger, keyPath: readonly PropertyKey[]): SensorSource {
   const d = config.dnstap;
+  const tls = d.tls === undefined ? undefined : resolveListenerTls(d.tls, [...keyPath, 'dnstap', 'tls']);
   const source = new DnstapSource({
     listen: {
       ...(d.unix !== undefined ? { unix: d.unix } : {}),
-      ...(d.tcp !== undefined ? { tcp: d.tcp } : {}),
+      ...(d.tcp !== undefined ? { tcp: { ...d.tcp, ...(tls !== undefined ? { tls } : {}) } } : {}),
     },
     observe: d.observe,
     pairingCapacity: d.pairing.capacity,
     pairingTimeoutMs: d.pairing.timeout_seconds * 1000,
     maxFrameBytes: d.max_frame_bytes,
     onConnection: (e) =>
-      log.info(
+      (e.event === 'refused' ? log.warn.bind(log) : log.info.bind(log))(
         { sensor: config.name, peer: e.peer, reason: e.reason },
         `sensor: dnstap connection ${e.event}`,
       ),
   });
   return {
     source,
-    extra: () => ({ ...source.decoderCounters, connections: source.connections }),
+    extra: () => ({
+      ...source.decoderCounters,
+      connections: source.connections,
+      refused_connections: source.refused,
+    }),
   };
 }
 

@@ -1,6 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Registry } from 'prom-client';
+import { errorText } from '../../errors/error-text.ts';
+import {
+  admit,
+  applyLimits,
+  DEFAULT_HTTP_LIMITS,
+  serverOptions,
+  type HttpLimits,
+} from '../../runtime/http-guard.ts';
 import type { SensorCounters } from './sensor-runner.ts';
 
 /**
@@ -63,22 +71,28 @@ export function sensorRegistry(targets: () => readonly MetricsTarget[]): Registr
   return registry;
 }
 
-/** `GET /metrics` on `host:port` (127.0.0.1 by default; 0 picks a free port). */
+/**
+ * `GET /metrics` on `host:port` (127.0.0.1 by default; 0 picks a free port), under the same request
+ * limits as the health server and the dashboard (config `endpoints.limits`, see http-guard.ts).
+ */
 export async function serveMetrics(
   registry: Registry,
   port: number,
+  limits: HttpLimits = DEFAULT_HTTP_LIMITS,
   host = '127.0.0.1',
 ): Promise<{ port: number; close(): Promise<void> }> {
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer(serverOptions(limits), (req, res) => {
+    if (!admit(req, res, { limits })) return;
     if (new URL(req.url ?? '/', 'http://sensor').pathname !== '/metrics') {
       res.writeHead(404).end('not found\n');
       return;
     }
     registry.metrics().then(
       (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
-      (e: unknown) => res.writeHead(500).end(`metrics: ${String(e)}\n`),
+      (e: unknown) => res.writeHead(500).end(`metrics: ${errorText(e)}\n`),
     );
   });
+  applyLimits(server, limits);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

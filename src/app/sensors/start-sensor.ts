@@ -1,6 +1,7 @@
 import { bootstrapServers, type HamstringConfig, type SensorConfig } from '../../config/index.ts';
 import { createProducer } from '../../kafka/producer.ts';
 import type { Logger } from '../../observability/logger.ts';
+import { httpLimitsFromConfig } from '../../runtime/http-guard.ts';
 import { pipelineTopic } from '../../stages/index.ts';
 import { createSensorSource } from './kinds.ts';
 import { sensorRegistry, serveMetrics } from './sensor-metrics.ts';
@@ -38,7 +39,12 @@ export async function startSensor(
   log: Logger,
 ): Promise<RunningSensor> {
   const topic = sensorTopic(config, sensor);
-  const { source, extra } = createSensorSource(sensor, log);
+  const index = config.pipeline.sensors.indexOf(sensor);
+  const { source, extra } = createSensorSource(
+    sensor,
+    log,
+    index >= 0 ? ['pipeline', 'sensors', index] : ['pipeline', 'sensors'],
+  );
   const producer = createProducer(
     {
       bootstrapServers: bootstrapServers(config),
@@ -70,7 +76,9 @@ export async function startSensor(
   };
   const registry = sensorRegistry(() => [target]);
   const metrics =
-    sensor.metrics_port === undefined ? undefined : await serveMetrics(registry, sensor.metrics_port);
+    sensor.metrics_port === undefined
+      ? undefined
+      : await serveMetrics(registry, sensor.metrics_port, httpLimitsFromConfig(config.endpoints));
   return {
     runner,
     topic,

@@ -24,7 +24,8 @@ export const dnstapSensorCommand: Command = {
     "Receives dnstap (Frame Streams) from a resolver and writes the pipeline's log lines to the",
     "logserver's input topic <logserver_in>-<protocol> (see docs/sources.md, dnstap).",
     '--unix PATH       listen on a Unix socket (the resolver connects to it)',
-    '--tcp HOST:PORT   listen on TCP (127.0.0.1 unless the network is trusted: dnstap is not authenticated)',
+    '--tcp HOST:PORT   listen on TCP (a port alone: 127.0.0.1); another address needs mutual TLS,',
+    "                  configured in the entry's dnstap.tls (docs/security.md): use --name",
     '--name NAME       run the pipeline.sensors entry NAME of the configuration instead',
     '--observe TYPES   dnstap message types giving a line, comma-separated (default CLIENT_RESPONSE)',
     "--protocol P      input topic suffix (default: the first collector's protocol_base)",
@@ -130,6 +131,7 @@ export function sensorFromOptions(config: HamstringConfig, values: Values): Dnst
   });
   const sensor = parsedSensor(parsed, {
     tcp: '--tcp',
+    tls: '--tcp',
     observe: '--observe',
     protocol: '--protocol',
     metrics_port: '--metrics-port',

@@ -5,6 +5,7 @@ import {
 } from '../../../src/monitoring/clickhouse-connection.ts';
 import { TABLES, tableRowSchema, type RowInput, type TableName } from '../../../src/monitoring/tables.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
+import { testClickHouseLogin } from '../../helpers/clickhouse-fixture.ts';
 
 /**
  * A small pipeline's monitoring rows, written through the project's own table definitions (DDL and
@@ -60,8 +61,8 @@ export async function createDataset(
   // that ends at the current time sees them all however fast the test runs.
   now = Date.now() - 2_000,
   shape: DatasetShape = {},
-  /** User, password and CA of a ClickHouse with users (the shared test server needs none). */
-  login: Pick<ClickHouseTarget, 'username' | 'password' | 'ca'> = {},
+  /** User, password and CA; default the environment's, as the product reads them (testClickHouseLogin). */
+  login: Pick<ClickHouseTarget, 'username' | 'password' | 'ca'> = testClickHouseLogin(),
 ): Promise<MonitoringDataset> {
   const database = `dash_${process.pid}_${randomBytes(3).toString('hex')}`;
   const target: ClickHouseTarget = {

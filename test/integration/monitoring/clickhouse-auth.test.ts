@@ -20,7 +20,8 @@ import { passwordUsersXml, selfSignedCertificate } from '../../helpers/tls-files
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { ownClickHousePort, startOwnClickHouse } from '../../helpers/own-clickhouse.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
-import { counts, monitoringWorld, produce, rows, startAgent } from './support.ts';
+import { createDataset } from '../dashboard/monitoring-rows.ts';
+import { command, counts, monitoringWorld, produce, query, rows, startAgent } from './support.ts';
 
 // HTTP, TCP, HTTPS at +100..+102 and interserver at +110: clear of agent-recovery's +70..+80, which
 // it shared a port with when both ran at once.
@@ -188,5 +189,53 @@ describe('ClickHouse with a password user over HTTPS (Debian 18.16)', () => {
     const text = JSON.stringify(lines);
     assert.match(text, /clickhouse: connected to https:/);
     assert.equal(text.includes(PASSWORD), false);
+  });
+
+  test('the test helpers log in as the product would: from CLICKHOUSE_USER, CLICKHOUSE_PASSWORD_FILE and CLICKHOUSE_CA_FILE', async () => {
+    const names = [
+      'CLICKHOUSE_USER',
+      'CLICKHOUSE_PASSWORD',
+      'CLICKHOUSE_PASSWORD_FILE',
+      'CLICKHOUSE_CA_FILE',
+    ];
+    const saved = names.map((n) => [n, process.env[n]] as const);
+    const restore = () => {
+      for (const [n, v] of saved)
+        if (v === undefined) delete process.env[n];
+        else process.env[n] = v;
+    };
+    const database = `helpers_login_${process.pid}`;
+    try {
+      delete process.env.CLICKHOUSE_PASSWORD;
+      process.env.CLICKHOUSE_USER = USER;
+      process.env.CLICKHOUSE_PASSWORD_FILE = join(dir, 'password');
+      process.env.CLICKHOUSE_CA_FILE = join(dir, 'server.crt');
+      // No login passed anywhere: each helper takes the environment's, over HTTPS with the CA.
+      await command(httpsUrl, `CREATE DATABASE IF NOT EXISTS ${database}`);
+      const [one] = await query<{ n: number }>(httpsUrl, 'SELECT 1 AS n');
+      assert.equal(Number(one?.n), 1);
+      const dataset = await createDataset(httpsUrl);
+      try {
+        assert.equal(dataset.target.username, USER);
+        const loglines = dataset.counts.logline_to_batches ?? 0;
+        assert.ok(loglines > 0);
+        const c = await counts(httpsUrl, dataset.target.database, 'logline_to_batches');
+        assert.equal(c.dedup, loglines);
+      } finally {
+        await dataset.conn.close();
+        await command(httpsUrl, `DROP DATABASE IF EXISTS ${dataset.target.database}`);
+      }
+      // The password really is the one used: a wrong one in the environment makes the same helper fail.
+      writeFileSync(join(dir, 'wrong-password'), 'Wrong-pass-2222\n');
+      process.env.CLICKHOUSE_PASSWORD_FILE = join(dir, 'wrong-password');
+      await assert.rejects(
+        query(httpsUrl, 'SELECT 1 AS n'),
+        /Code: 193.*Wrong password for user hamstring_agent/,
+      );
+    } finally {
+      process.env.CLICKHOUSE_PASSWORD_FILE = join(dir, 'password');
+      await command(httpsUrl, `DROP DATABASE IF EXISTS ${database}`).catch(() => undefined);
+      restore();
+    }
   });
 });

@@ -14,6 +14,7 @@ import { monitoringEvent } from '../../../src/monitoring/events.ts';
 import { dedupCountSql, distinctIdentityCountSql, rawCountSql } from '../../../src/monitoring/queries.ts';
 import { tableDef, type TableDef, type TableName } from '../../../src/monitoring/tables.ts';
 import type { StageOutput } from '../../../src/runtime/stage.ts';
+import { testClickHouseLogin, type TestClickHouseLogin } from '../../helpers/clickhouse-fixture.ts';
 import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
 import { createTopics, testKafkaOptions } from '../../support/pipeline-harness.ts';
 
@@ -186,14 +187,10 @@ export async function produce(bootstrap: string, records: StageOutput[]): Promis
   if (t.failed > 0) throw new Error(`producing failed for ${t.failed} records: ${t.firstError?.message}`);
 }
 
-/** Login and CA of a ClickHouse with users (see clickhouse-auth.test.ts); none for the shared test server. */
-export interface TestClickHouseLogin {
-  username?: string;
-  password?: string;
-  ca?: Buffer;
-}
+export type { TestClickHouseLogin };
 
-function testClient(url: string, login: TestClickHouseLogin = {}) {
+/** A client with `login`, else the one the environment gives (testClickHouseLogin). */
+function testClient(url: string, login: TestClickHouseLogin = testClickHouseLogin()) {
   return createClient({
     url,
     request_timeout: 10_000,

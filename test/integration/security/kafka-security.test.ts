@@ -25,6 +25,7 @@ import { agentKafkaNames } from '../../../src/app/monitoring-agent.ts';
 import { tableDef } from '../../../src/monitoring/tables.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import {
+  command,
   counts,
   produce,
   rows,
@@ -433,7 +434,7 @@ describe('Kafka over TLS and SASL (a cluster with SSL, SASL_SSL/SCRAM and ACLs)'
     } finally {
       await Promise.all(agents.map((a) => a.stop()));
       asAdmin();
-      await fetch(chUrl, { method: 'POST', body: `DROP DATABASE IF EXISTS ${world.database}` });
+      await command(chUrl, `DROP DATABASE IF EXISTS ${world.database}`);
     }
   });
 

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { dashboardOptionsFromConfig } from '../../../src/app/dashboard/index.ts';
 import { validateConfig } from '../../../src/config/index.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
+import { DEFAULT_HTTP_LIMITS } from '../../../src/runtime/http-guard.ts';
 
 test('dashboard options come from the dashboard section and the ClickHouse server of config.yaml', () => {
   const config = validateConfig(
@@ -22,6 +23,7 @@ test('dashboard options come from the dashboard section and the ClickHouse serve
     {
       port: 9999,
       host: '0.0.0.0',
+      limits: DEFAULT_HTTP_LIMITS,
       refreshMs: 500,
       windowMs: 30 * 60_000,
       clickhouse: {

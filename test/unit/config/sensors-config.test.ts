@@ -20,12 +20,44 @@ test('no sensors by default; a dnstap entry gets its defaults', () => {
     observe: ['CLIENT_RESPONSE'],
     pairing: { capacity: 100_000, timeout_seconds: 10 },
     max_frame_bytes: 256 * 1024,
+    plaintext_remote: false,
   });
   assert.deepEqual(s.buffer, { capacity: 50_000, max_pause_seconds: 2 });
   assert.deepEqual(s.log_line, DEFAULT_LOG_LINE_MAPPING);
   const [v6] = withSensors([{ name: 'r', kind: 'dnstap', dnstap: { tcp: '[::1]:6000' } }]).pipeline.sensors;
   assert.ok(v6?.kind === 'dnstap');
   assert.deepEqual(v6.dnstap.tcp, { host: '::1', port: 6000 });
+});
+
+test('dnstap.tcp: a port alone binds loopback; another address needs mutual TLS or an explicit opt-out', () => {
+  const tcpOf = (dnstap: unknown) => {
+    const [s] = withSensors([{ name: 'r', kind: 'dnstap', dnstap }]).pipeline.sensors;
+    assert.ok(s?.kind === 'dnstap');
+    return s.dnstap;
+  };
+  assert.deepEqual(tcpOf({ tcp: 6000 }).tcp, { host: '127.0.0.1', port: 6000 });
+  assert.deepEqual(tcpOf({ tcp: '6001' }).tcp, { host: '127.0.0.1', port: 6001 });
+  assert.match(
+    errorOf([{ name: 'r', kind: 'dnstap', dnstap: { tcp: '0.0.0.0:6000' } }]),
+    /pipeline\.sensors\[0\]\.dnstap\.tls: expected a tls section \(certificate_file, key_file, client_ca_file\) when dnstap\.tcp binds a non-loopback address .*got nothing \(dnstap\.tcp is 0\.0\.0\.0:6000\)/,
+  );
+  assert.equal(tcpOf({ tcp: '0.0.0.0:6000', plaintext_remote: true }).plaintext_remote, true);
+  const tls = { certificate_file: '/c.pem', key_file: '/k.pem', client_ca_file: '/ca.pem' };
+  assert.deepEqual(tcpOf({ tcp: '0.0.0.0:6000', tls }).tls, tls);
+  assert.match(
+    errorOf([{ name: 'r', kind: 'dnstap', dnstap: { unix: '/x', tls } }]),
+    /pipeline\.sensors\[0\]\.dnstap\.tcp: expected host:port for the TLS listener/,
+  );
+  assert.match(
+    errorOf([
+      { name: 'r', kind: 'dnstap', dnstap: { tcp: 6000, tls: { ...tls, client_ca_file: undefined } } },
+    ]),
+    /pipeline\.sensors\[0\]\.dnstap\.tls\.client_ca_file: expected/,
+  );
+  assert.match(
+    errorOf([{ name: 'r', kind: 'dnstap', dnstap: { tcp: 6000, tls: { ...tls, key_password: 'x' } } }]),
+    /pipeline\.sensors\[0\]\.dnstap\.tls/,
+  );
 });
 
 test('every sensor error names the key path and what is expected', () => {
