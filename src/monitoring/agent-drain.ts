@@ -138,7 +138,10 @@ const TAIL_READ_MS = 5_000;
  * that still holds committed rows (the agent not done with them) or cannot be read to its end in
  * time (a transaction still open) is not.
  */
-async function onlyAbortedTails(bootstrap: string, behind: readonly PartitionProgress[]): Promise<boolean> {
+export async function onlyAbortedTails(
+  bootstrap: string,
+  behind: readonly PartitionProgress[],
+): Promise<boolean> {
   const reader = await openChangelogReader({
     bootstrapServers: bootstrap,
     clientId: 'hamstring-agent-drain-tail',

@@ -15,18 +15,33 @@ export interface OpenBin {
   readonly since: number;
 }
 
+/**
+ * The closed bins of the newest suspicion span of a subnet: their lines wait until the span is over,
+ * so that a host found suspicious in it sends on all its lines of the span, however they were batched.
+ */
+export interface HeldSpan {
+  /** Span number: start time / {@link SUSPICION_SPAN_MICROS}. */
+  readonly span: number;
+  readonly lines: readonly LogLine[];
+  /** Hosts with a line in a bin of the span that scored >= the threshold. */
+  readonly hosts: readonly string[];
+}
+
 /** A subnet's model state as the `models` store keeps it. */
 export interface SubnetModel {
   readonly states: unknown[];
   readonly open?: OpenBin;
+  readonly held?: HeldSpan;
   /** The last bin closed: the quiet bins from it to the next line's are learnt as zeros. */
   readonly lastBin?: number;
 }
 
 export interface BinVerdicts {
-  /** Lines whose bin closed, in the order they arrived. */
+  /** Lines whose span is over, in the order they arrived. */
   readonly decided: readonly LogLine[];
-  /** Hosts with a line in a closed bin that scored >= `score_threshold`. */
+  /** Of them, those of a host suspicious in the line's span: they go on to the detectors. */
+  readonly suspicious: readonly LogLine[];
+  /** The hosts of `suspicious`. */
   readonly suspiciousHosts: ReadonlySet<string>;
   /** Bins closed (scored and learnt), empty ones included, and how many scored >= the threshold. */
   readonly rows: number;
@@ -36,6 +51,13 @@ export interface BinVerdicts {
 
 /** Most empty bins a quiet gap is learnt as; longer gaps are shortened to this, whatever the batching. */
 export const MAX_GAP_BINS = 1000;
+/**
+ * The event-time span (aligned to the epoch) for which a host with a line in an anomalous bin is
+ * suspicious: all its lines of the span go on. Sending "the decided lines of the hosts found
+ * suspicious" instead made the lines sent depend on which bins one call happened to close, i.e. on
+ * batch boundaries and arrival speed (a borderline host got a warning more in one run than in another).
+ */
+export const SUSPICION_SPAN_MICROS = 1_000_000;
 
 type Settings = Pick<InspectorConfig, 'time_type' | 'time_range' | 'score_threshold'>;
 
@@ -47,7 +69,10 @@ type Settings = Pick<InspectorConfig, 'time_type' | 'time_range' | 'score_thresh
  * lines lies in a bin scoring >= `score_threshold`. So the verdict depends only on the lines and
  * their order, never on how they were cut into batches: a subnet first seen in one large batch is
  * judged bin by bin exactly as when its lines trickle in. A line older than the open bin (out of
- * order) joins the open bin.
+ * order) joins the open bin. A closed bin's lines are decided once its span
+ * ({@link SUSPICION_SPAN_MICROS}) is over: when a bin of a later span closes, or the span is closed
+ * with the open bin ({@link closeOpenBin}); a host's lines of a span go on when any of its lines of
+ * the span lies in an anomalous bin.
  */
 export function addLines(
   lines: readonly LogLine[],
@@ -65,7 +90,7 @@ export function addLines(
   return run.verdicts();
 }
 
-/** Closes a subnet's open bin (its subnet went quiet): scores and learns it, deciding its lines. */
+/** Closes a subnet's open bin and its span (its subnet went quiet): scores and learns it, deciding its lines. */
 export function closeOpenBin(
   stored: SubnetModel,
   model: StreamModel<unknown[]>,
@@ -73,6 +98,7 @@ export function closeOpenBin(
 ): BinVerdicts {
   const run = new Run(stored, model, settings);
   run.close();
+  run.flush();
   return run.verdicts();
 }
 
@@ -85,10 +111,13 @@ interface Building {
 }
 
 class Run {
+  private readonly width: number;
   readonly #states: unknown[];
   #open: Building | undefined;
   #lastBin: number | undefined;
+  #held: { span: number; lines: LogLine[]; hosts: Set<string> } | undefined;
   readonly #decided: LogLine[] = [];
+  readonly #suspicious: LogLine[] = [];
   readonly #hosts = new Set<string>();
   #rows = 0;
   #anomalous = 0;
@@ -98,9 +127,13 @@ class Run {
     private readonly model: StreamModel<unknown[]>,
     private readonly settings: Settings,
   ) {
+    this.width = binWidthMicros(settings.time_type, settings.time_range);
     this.#states = stored ? structuredClone(stored.states) : model.initial();
     this.#open = stored?.open ? { ...stored.open, lines: [...stored.open.lines] } : undefined;
     this.#lastBin = stored?.lastBin;
+    this.#held = stored?.held
+      ? { span: stored.held.span, lines: [...stored.held.lines], hosts: new Set(stored.held.hosts) }
+      : undefined;
   }
 
   add(line: LogLine, bin: number, size: number, now: number): void {
@@ -125,9 +158,25 @@ class Run {
     if (!open) return;
     this.#open = undefined;
     this.#lastBin = Math.max(open.bin, this.#lastBin ?? open.bin);
+    const span = Math.floor((open.bin * this.width) / SUSPICION_SPAN_MICROS);
+    if (this.#held && this.#held.span !== span) this.flush();
+    const held = (this.#held ??= { span, lines: [], hosts: new Set() });
     if (this.#score(open.count, open.sizeSum / open.count))
-      for (const line of open.lines) this.#hosts.add(line.src_ip);
-    this.#decided.push(...open.lines);
+      for (const line of open.lines) held.hosts.add(line.src_ip);
+    held.lines.push(...open.lines);
+  }
+
+  /** Decides the lines of the held span. */
+  flush(): void {
+    const held = this.#held;
+    if (!held) return;
+    this.#held = undefined;
+    this.#decided.push(...held.lines);
+    for (const line of held.lines)
+      if (held.hosts.has(line.src_ip)) {
+        this.#suspicious.push(line);
+        this.#hosts.add(line.src_ip);
+      }
   }
 
   #score(count: number, meanSize: number): boolean {
@@ -143,9 +192,13 @@ class Run {
       states: this.#states,
       ...(this.#open ? { open: { ...this.#open } } : {}),
       ...(this.#lastBin !== undefined ? { lastBin: this.#lastBin } : {}),
+      ...(this.#held
+        ? { held: { span: this.#held.span, lines: this.#held.lines, hosts: [...this.#held.hosts] } }
+        : {}),
     };
     return {
       decided: this.#decided,
+      suspicious: this.#suspicious,
       suspiciousHosts: this.#hosts,
       rows: this.#rows,
       anomalous: this.#anomalous,

@@ -45,10 +45,10 @@ export interface InspectorStageOptions {
  * event time with state that carries across batches (`bin-stream.ts`), the model's state per subnet
  * in the `models` store (partitioned like the input, which is keyed by subnet_id): a line is decided
  * when its bin closes, so the verdict does not depend on how lines fell into batches. The decided
- * lines of the hosts found suspicious are split per src_ip and each part sent, keyed by src_ip, to
- * every detector of this inspector; the other decided lines leave the pipeline (`finished`). The
- * newest bin of a subnet waits for the subnet's next batch, or, once the subnet has been quiet for
- * its collector's `batch_timeout`, for the timer. `NoInspector` sends every batch on whole.
+ * lines of the hosts found suspicious in their event-time span (`SUSPICION_SPAN_MICROS`) are split per
+ * src_ip and each part sent, keyed by src_ip, to every detector of this inspector; the other decided
+ * lines leave the pipeline (`finished`). The newest bin and span of a subnet wait for the subnet's next
+ * batch, or, once the subnet has been quiet for twice its collector's `batch_timeout`, for the timer. `NoInspector` sends every batch on whole.
  */
 export function createInspectorStage(options: InspectorStageOptions): Stage {
   const { config, inspectorName } = options;
@@ -82,7 +82,10 @@ export function createInspectorStage(options: InspectorStageOptions): Stage {
     ...stage,
     stores: { [MODEL_STORE]: {} },
     timer: { intervalMs: Math.min(1000, Math.max(100, Math.round(quietMs / 4))) },
-    onTimer: (ctx) => closeQuietBins({ ...self, model }, ctx, quietMs, prefix),
+    // Twice the collector's batch timeout: an active subnet's next batch comes about one timeout after
+    // the one before, so only a subnet really gone quiet has its bin closed by the clock (closing it
+    // early split the bin in two rows when the next batch brought lines of it, a race of wall time).
+    onTimer: (ctx) => closeQuietBins({ ...self, model }, ctx, 2 * quietMs, prefix),
   };
 }
 
@@ -220,7 +223,7 @@ function send(
   }
 }
 
-/** Records the decided lines: those of suspicious hosts go on, the others finish here. */
+/** Records the decided lines: those of hosts suspicious in their span go on, the others finish here. */
 function decide(
   self: Inspector,
   parent: Batch,
@@ -228,9 +231,10 @@ function decide(
   step: Pick<BatchStep, 'emit' | 'stamp' | 'outputs' | 'now'>,
   source?: StageOutput['source'],
 ): void {
-  const suspicious = verdicts.decided.filter((line) => verdicts.suspiciousHosts.has(line.src_ip));
+  const suspicious = verdicts.suspicious;
+  const goOn = new Set(suspicious);
   for (const line of verdicts.decided) {
-    if (verdicts.suspiciousHosts.has(line.src_ip)) continue;
+    if (goOn.has(line)) continue;
     step.emit('logline_timestamps', {
       logline_id: line.logline_id,
       stage: INSPECTOR_STAGE,

@@ -39,22 +39,26 @@ export function networkCutTarget(seed: number, stages: readonly string[]): strin
 }
 
 /**
- * The fault schedule of a seed: a kill -9 of every stage process and of the monitoring agent, one
- * stage stopped (SIGSTOP) past its session timeout, a broker kill -9, a ClickHouse kill -9 and, when
- * `cutTarget` names a stage that runs in a network namespace, a cut of that stage's link, in an
- * order the seed shuffles, spread evenly over `spreadMs` (the feed's duration) so each meets traffic.
+ * The fault schedule of a seed: a kill -9 of every stage process (with `oneStageKill`, of one stage
+ * the seed picks: every kind once, for a short run) and of the monitoring agent, one stage stopped
+ * (SIGSTOP) past its session timeout, a broker kill -9, a ClickHouse kill -9 and, when `cutTarget`
+ * names a stage that runs in a network namespace, a cut of that stage's link, in an order the seed
+ * shuffles, spread evenly over `spreadMs` (the feed's duration) so each meets traffic.
  */
 export function faultSchedule(
   seed: number,
   stages: readonly string[],
   spreadMs: number,
   cutTarget?: string,
+  oneStageKill = false,
 ): PlannedFault[] {
   const random = mulberry32(seed * 104_729 + 17);
   const stalled = stages[Math.floor(random() * stages.length)] ?? 'logserver';
+  // A dice of its own, so that the rest of a seed's schedule is the same in both forms.
+  const killed = stages[Math.floor(mulberry32(seed * 7_919 + 31)() * stages.length)] ?? 'logserver';
   const faults: Omit<PlannedFault, 'atMs'>[] = [
     ...(cutTarget === undefined ? [] : [{ kind: 'network-cut' as const, target: cutTarget }]),
-    ...stages.map((target) => ({ kind: 'stage-kill-9' as const, target })),
+    ...(oneStageKill ? [killed] : stages).map((target) => ({ kind: 'stage-kill-9' as const, target })),
     { kind: 'stage-sigstop', target: stalled },
     { kind: 'agent-kill-9', target: 'agent' },
     { kind: 'broker-kill-9', target: 'broker 1' },

@@ -5,16 +5,20 @@ import { LocalKafkaCluster } from '../../dev/kafka-cluster.ts';
 import { NetworkNamespace } from '../../dev/network-namespace.ts';
 import { createAdmin, type AdminPort } from '../../kafka/admin.ts';
 import { drainMonitoringAgent } from '../../monitoring/agent-drain.ts';
-import { monitoringTopic } from '../../monitoring/events.ts';
 import { pipelineComponents } from '../../stages/index.ts';
 import { networkCutTarget } from './faults.ts';
 import { layoutTopics, pipelineLayout, type PipelineLayout } from './layout.ts';
 import { writePipelineConfig } from './pipeline-config.ts';
 import { agentProcess, componentProcess, PipelineProcesses, type ProcessSpec } from './processes.ts';
-import { waitQuiet } from './quiet.ts';
+import { waitStagesDrained } from './stage-drain.ts';
+import { stageGroups } from './stage-groups.ts';
 
-/** No topic grew this long: the pipeline is idle (longer than any timer of the run's config). */
-const QUIET_MS = 15_000;
+/**
+ * How long every stage group must stay at the end of its inputs: longer than the run's timers (the
+ * collector's 1 s batch timeout) and than its 6 s session timeout, so that a stage killed just before
+ * the end has left its group (which then has no member until the restarted process joins).
+ */
+const STAY_MS = 10_000;
 const DRAIN_TIMEOUT_MS = 300_000;
 /** Every stage process up and its topics made, a broker restart included. */
 const TOPICS_TIMEOUT_MS = 180_000;
@@ -125,20 +129,24 @@ export class PipelineEnvironment {
   }
 
   /**
-   * The end of a run: waits until no topic grew for 15 s (the stages idle; `onQuiet` then), stops
-   * the stages with SIGTERM, waits until the agent copied every monitoring row, and stops it.
+   * The end of a run: waits until every stage group has a member and has committed its inputs to
+   * their end, and stays so for {@link STAY_MS} (src/verify/pipeline/stage-drain.ts; `onDrained`
+   * then), stops the stages with SIGTERM, waits until the agent copied every monitoring row, and
+   * stops it. `stagesBehind` names the groups still behind at the deadline (empty: none).
    */
-  async settle(onQuiet?: () => void): Promise<{ wentQuiet: boolean; agentBehind: string[] }> {
+  async settle(onDrained?: () => void): Promise<{ stagesBehind: string[]; agentBehind: string[] }> {
     const deadline = Date.now() + DRAIN_TIMEOUT_MS;
-    const fills = monitoringTopic('fill_levels');
-    // The collector's fill-level samples, written on a timer, never stand still.
-    const wentQuiet = await waitQuiet(this.admin, QUIET_MS, deadline, (all) =>
-      all.filter((t) => !t.startsWith('__') && t !== fills),
-    );
-    onQuiet?.();
-    // The agent writes to ClickHouse, not to a topic: one retrying an insert (ClickHouse restarted a
-    // moment ago) leaves every topic still. Its group's offsets tell when it copied every row, once
-    // the stages stopped writing.
+    const stages = await waitStagesDrained({
+      admin: this.admin,
+      bootstrap: this.cluster.bootstrapServers,
+      groups: stageGroups(this.config, this.layout),
+      plainTopics: new Set(this.layout.logserverInputs),
+      stayMs: STAY_MS,
+      timeoutMs: DRAIN_TIMEOUT_MS,
+    });
+    onDrained?.();
+    // The agent writes to ClickHouse, not to a topic: its group's offsets tell when it copied every
+    // row, once the stages stopped writing.
     await this.processes.stopStages();
     const agent = await drainMonitoringAgent({
       bootstrap: this.cluster.bootstrapServers,
@@ -146,7 +154,7 @@ export class PipelineEnvironment {
     });
     await this.processes.stopAll();
     return {
-      wentQuiet,
+      stagesBehind: [...stages.behind],
       agentBehind: agent.drained ? [] : agent.behind.map((p) => `${p.topic}:${p.partition}`),
     };
   }

@@ -23,8 +23,8 @@ export interface PipelineRunReport {
   readonly faults: readonly InjectedFault[];
   /** Why the run cut no stage's network (no root, no `ip netns`), when it did not. */
   readonly networkCutSkipped?: string;
-  /** Whether the pipeline went idle after the feed and the faults (else it is stuck somewhere). */
-  readonly wentQuiet: boolean;
+  /** Stage groups not at the end of their inputs at the settle deadline, and by how much (empty: none). */
+  readonly stagesBehind: readonly string[];
   /** Partitions whose rows the agent had not all copied at the deadline (empty: it had). */
   readonly agentBehind: readonly string[];
   readonly unexpectedExits: readonly { label: string; code: number | null; signal: string | null }[];
@@ -57,8 +57,8 @@ export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunRep
         log: o.log,
       }),
     ]);
-    o.log(`seed ${o.seed}: fed; waiting until the pipeline is idle`);
-    const { wentQuiet, agentBehind } = await env.settle();
+    o.log(`seed ${o.seed}: fed; waiting until every stage read its inputs to the end`);
+    const { stagesBehind, agentBehind } = await env.settle();
     const read = await readPipeline({ config, database: o.database });
     const accounting = accountLines(
       traffic.lines.map((l) => ({ id: l.id, valid: l.valid })),
@@ -75,7 +75,7 @@ export async function runPipeline(o: PipelineRunOptions): Promise<PipelineRunRep
         .sort(),
       faults,
       ...(o.faults && env.noCut !== undefined ? { networkCutSkipped: env.noCut } : {}),
-      wentQuiet,
+      stagesBehind,
       agentBehind,
       unexpectedExits: processes.unexpectedExits,
       accounting,

@@ -10,9 +10,7 @@ const f1 = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(1));
 /** The report's problems: a stuck pipeline, an agent behind, a process that died by itself, a fault not injected or never recovered from. */
 export function soakProblems(run: SoakRun, figures: SoakFigures): string[] {
   return [
-    ...(run.wentQuiet
-      ? []
-      : ['the pipeline never went idle after the feed (stuck, or still busy at the deadline)']),
+    ...run.stagesBehind.map((g) => `a stage never read its inputs to the end: ${g}`),
     ...(run.agentBehind.length === 0
       ? []
       : [`the monitoring agent had not copied every row: ${run.agentBehind.join(', ')}`]),

@@ -7,7 +7,8 @@ import { faultSchedule, type InjectedFault, type PlannedFault } from './faults.t
 import { layoutTopics } from './layout.ts';
 import { PipelineEnvironment, type PipelineEnvironmentOptions } from './pipeline-environment.ts';
 import { readTopics } from './read-pipeline.ts';
-import { groupLag, processUsage, stageGroups, type Sample } from './soak-sampler.ts';
+import { processUsage, type Sample } from './soak-sampler.ts';
+import { groupLag, stageGroups } from './stage-groups.ts';
 
 /** One fault schedule (every kind) per cycle; its faults fill the first part, the rest is recovery. */
 const CYCLE_MS = 300_000;
@@ -21,6 +22,8 @@ export interface SoakOptions extends Omit<PipelineEnvironmentOptions, 'inspector
   readonly minutes: number;
   readonly hostileEvery: number;
   readonly sampleMs: number;
+  /** Kill -9 one stage per cycle, not each: every kind of fault once, for a short run. */
+  readonly oneStageKill?: boolean;
   readonly log: (line: string) => void;
 }
 
@@ -43,7 +46,8 @@ export interface SoakRun {
   readonly faults: readonly InjectedFault[];
   readonly networkCutSkipped?: string;
   readonly alerts: readonly AlertLatency[];
-  readonly wentQuiet: boolean;
+  /** Stage groups not at the end of their inputs at the settle deadline (empty: none). */
+  readonly stagesBehind: readonly string[];
   readonly agentBehind: readonly string[];
   readonly unexpectedExits: readonly { label: string; code: number | null; signal: string | null }[];
   readonly durationMs: number;
@@ -55,11 +59,12 @@ export function soakSchedule(
   stages: readonly string[],
   feedMs: number,
   cutTarget?: string,
+  oneStageKill = false,
 ): PlannedFault[] {
   const cycleMs = Math.min(CYCLE_MS, feedMs);
   const cycles = Math.max(1, Math.floor(feedMs / cycleMs));
   return Array.from({ length: cycles }, (_, c) =>
-    faultSchedule(seed + c, stages, cycleMs * FAULT_SHARE, cutTarget).map((f) => ({
+    faultSchedule(seed + c, stages, cycleMs * FAULT_SHARE, cutTarget, oneStageKill).map((f) => ({
       ...f,
       atMs: f.atMs + c * cycleMs,
     })),
@@ -111,7 +116,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakRun> {
   try {
     const input = await env.startPipeline();
     const feedMs = o.minutes * 60_000;
-    const planned = soakSchedule(o.seed, env.stageLabels, feedMs, env.cutTarget);
+    const planned = soakSchedule(o.seed, env.stageLabels, feedMs, env.cutTarget, o.oneStageKill);
     if (env.noCut !== undefined) o.log(`soak: no network cut: ${env.noCut}`);
     o.log(
       `soak: ${o.minutes} min at ${o.rate} lines/s, ${planned.length} faults, a sample every ${o.sampleMs / 1000} s`,
@@ -147,12 +152,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakRun> {
         log: o.log,
       }),
     ]);
-    o.log(`soak: fed ${linesFed} lines; waiting until the pipeline is idle`);
+    o.log(`soak: fed ${linesFed} lines; waiting until every stage read its inputs to the end`);
     const settled = env.settle(() => {
       sampling = false;
     });
     await sampler;
-    const { wentQuiet, agentBehind } = await settled;
+    const { stagesBehind, agentBehind } = await settled;
     const alerts: AlertLatency[] = [];
     await readTopics({ config, timeoutMs: 300_000 }, layoutTopics(layout).alerts, (r) => {
       if (r.value === null || r.timestamp === undefined) return;
@@ -179,7 +184,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakRun> {
       })),
       ...(env.noCut === undefined ? {} : { networkCutSkipped: env.noCut }),
       alerts: alerts.sort((a, b) => a.atMs - b.atMs),
-      wentQuiet,
+      stagesBehind,
       agentBehind,
       unexpectedExits: processes.unexpectedExits,
       durationMs: Date.now() - began,

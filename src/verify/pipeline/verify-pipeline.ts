@@ -70,7 +70,7 @@ export async function verifyPipeline(o: PipelineVerifyOptions): Promise<Pipeline
 function runProblems(name: string, r: PipelineRunReport): string[] {
   return [
     ...r.accounting.problems.map((p) => `${name}: ${p}`),
-    ...(r.wentQuiet ? [] : [`${name}: the pipeline never went idle (stuck, or still busy at the deadline)`]),
+    ...r.stagesBehind.map((g) => `${name}: a stage never read its inputs to the end: ${g}`),
     ...(r.agentBehind.length === 0
       ? []
       : [

@@ -10,8 +10,10 @@ import { runSoak } from '../../../src/verify/pipeline/soak.ts';
 import { writeSoakReport } from '../../../src/verify/pipeline/soak-report.ts';
 
 /**
- * The short variant of `npm run soak`: one minute of traffic with one fault schedule of every kind,
- * on a broker and ClickHouse of its own (it kills both), ports no other file uses.
+ * The short variant of `npm run soak`: 40 s of traffic with every kind of fault once (one stage
+ * killed -9, not each), sampled every 5 s, on a broker and ClickHouse of its own (it kills both),
+ * ports no other file uses. The run ends only when every stage group has read its inputs to the end
+ * (the settle step), so a stage killed late must have come back for the verdict to pass.
  */
 const dir = join(projectRoot, 'var', 'test', 'soak-short');
 let clickhouse: LocalClickHouse | undefined;
@@ -28,15 +30,16 @@ after(async () => {
 
 const noCut = NetworkNamespace.unavailableReason();
 
-test('a one-minute soak samples every process every 10 s, injects every kind of fault, and the lag comes back after each', async () => {
+test('a short soak samples every process every 5 s, injects every kind of fault, and the lag comes back after each', async () => {
   if (!clickhouse) throw new Error('no ClickHouse');
   const run = await runSoak({
     seed: 2,
     hosts: 40,
     rate: 60,
-    minutes: 1,
+    minutes: 40 / 60,
     hostileEvery: 20,
-    sampleMs: 10_000,
+    sampleMs: 5_000,
+    oneStageKill: true,
     dir: join(dir, 'run'),
     kafkaBasePort: 26_282,
     clickhouse,
@@ -54,17 +57,17 @@ test('a one-minute soak samples every process every 10 s, injects every kind of 
   );
   const labels = new Set(run.samples.flatMap((s) => s.processes.map((p) => p.label)));
   assert.equal(labels.size, 10, `9 stage processes and the agent sampled: ${[...labels].join(', ')}`);
-  assert.ok(run.samples.length >= 6, `${run.samples.length} samples`);
+  assert.ok(run.samples.length >= 8, `${run.samples.length} samples`);
   const gaps = run.samples.slice(1).map((s, i) => s.atMs - (run.samples[i]?.atMs ?? 0));
   assert.ok(
-    gaps.every((g) => g >= 9_000 && g <= 20_000),
-    `a sample about every 10 s: ${gaps.join(', ')}`,
+    gaps.every((g) => g >= 4_500 && g <= 10_000),
+    `a sample about every 5 s: ${gaps.join(', ')}`,
   );
   assert.ok(
     run.samples.every((s) => s.processes.every((p) => p.rssMiB > 20)),
     'RSS read from /proc',
   );
-  assert.ok(run.linesFed > 3_000, `${run.linesFed} lines fed`);
+  assert.ok(run.linesFed > 2_000, `${run.linesFed} lines fed`);
   assert.ok(run.alerts.length > 0, 'alerts with their latency');
   assert.ok(
     run.alerts.every((a) => a.latencyMs >= 0 && a.latencyMs < 120_000),

@@ -90,9 +90,16 @@ test('counts are summed per bin across batches, quiet bins are learnt as zeros, 
     [[3], [0], [0]],
     'bin 0 holds three lines, bins 1 and 2 (20-60 ms) are empty; bin 3 stays open',
   );
+  assert.deepEqual(second.decided, [], "the closed bins' lines wait until their span (1 s) is over");
   assert.deepEqual(
-    second.decided.map((l) => l.logline_id),
+    second.next.held?.lines.map((l) => l.logline_id),
     ['a', 'b', 'c'],
+  );
+  const third = addLines([line('e', 1.001), line('f', 1.021)], second.next, recording, inspector, 3);
+  assert.deepEqual(
+    third.decided.map((l) => l.logline_id),
+    ['a', 'b', 'c', 'd'],
+    'a closed bin of the next span ends the span before it',
   );
   assert.equal(
     second.next.open?.bin,

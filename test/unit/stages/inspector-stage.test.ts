@@ -88,26 +88,32 @@ test('NoInspector keeps the context marks: a line carried over from the previous
   );
 });
 
-test('a steady batch is not suspicious: nothing is sent and its lines finish as their bins close', () => {
+test('a steady batch is not suspicious: nothing is sent and its lines finish as their span ends', () => {
   const { run } = runner(withInspector({}));
-  const result = run(batch(steady('s', 0, 50)));
+  const first = run(batch(steady('s', 0, 50)));
+  assert.equal(monitoringRows(first.outputs, 'logline_timestamps').length, 0, 'the span (1 s) waits');
+  const result = run(batch(steady('t', 1, 2)));
   assert.equal(sent(result.outputs).length, 0);
   const finished = monitoringRows(result.outputs, 'logline_timestamps');
-  assert.equal(finished.length, 49, 'the newest bin waits for the next batch');
+  assert.equal(finished.length, 50, 'a closed bin of the next span ends the first');
   assert.ok(finished.every((r) => r.status === 'finished' && r.is_active === 0));
 });
 
 test('a burst after a steady history is suspicious (counts summed in its bin); the same without it is not', () => {
+  // Two lines of the next second: the first one's bin closes, which ends the burst's span.
+  const next = [line('u1', 2.001), line('u2', 2.021)];
   const quiet = runner(withInspector({}));
   quiet.run(batch(steady('s', 0, 50)));
-  assert.equal(sent(quiet.run(batch(steady('t', 1, 20))).outputs).length, 0);
+  assert.equal(sent(quiet.run(batch([...steady('t', 1, 20), ...next])).outputs).length, 0);
 
   const { run } = runner(withInspector({}));
   run(batch(steady('s', 0, 50)));
   const burst = Array.from({ length: 10 }, (_, i) =>
     line(`b${i}`, 1.002 + i * 0.001, { src_ip: '10.2.54.66' }),
   );
-  const result = run(batch([...steady('t', 1, 20), ...burst].sort((a, b) => (a.ts < b.ts ? -1 : 1))));
+  const result = run(
+    batch([...steady('t', 1, 20), ...burst, ...next].sort((a, b) => (a.ts < b.ts ? -1 : 1))),
+  );
   assert.deepEqual(
     sent(result.outputs)
       .map((p) => p.key)
@@ -189,7 +195,7 @@ test('multivariate Loda and ensemble modes run from the config and keep one stat
   assert.equal((states?.[1] as { n: number }).n, 29, 'every closed bin learnt once');
 });
 
-test("a quiet subnet's newest bin is closed by the timer once it waited batch_timeout, and its burst goes on", () => {
+test("a quiet subnet's newest bin is closed by the timer once it waited twice batch_timeout, and its burst goes on", () => {
   const { stage, state, run } = runner(withInspector({}));
   const burst = Array.from({ length: 10 }, (_, i) =>
     line(`b${i}`, 1.002 + i * 0.001, { src_ip: '10.2.54.66' }),
@@ -201,10 +207,44 @@ test("a quiet subnet's newest bin is closed by the timer once it waited batch_ti
   );
   const early = stage.onTimer!(timerContext(state, 0, Date.now() + 1_000)) as ProcessResult;
   assert.deepEqual(early.outputs, []);
-  const late = stage.onTimer!(timerContext(state, 0, Date.now() + 31_000)) as ProcessResult;
+  // batch_timeout is 30 s: the next batch of an active subnet may come that late.
+  const once = stage.onTimer!(timerContext(state, 0, Date.now() + 31_000)) as ProcessResult;
+  assert.deepEqual(once.outputs, []);
+  const late = stage.onTimer!(timerContext(state, 0, Date.now() + 61_000)) as ProcessResult;
   assert.deepEqual(
     sent(late.outputs).map((p) => [p.key, p.batch.data.length]),
     [['10.2.54.66', 10]],
   );
   assert.equal(state.partition(0).store<SubnetModel>('models').get('10.2.54.0_24')?.open, undefined);
+});
+
+test('the lines sent on do not depend on how the same lines are cut into batches', () => {
+  // Ten seconds of one subnet: benign hosts every 80-160 ms, one host bursting now and then.
+  let seed = 5;
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const lines: LogLine[] = [];
+  for (let host = 1; host <= 8; host += 1)
+    for (let t = next() * 0.1; t < 10; t += 0.08 + next() * 0.08)
+      lines.push(line(`b${host}-${lines.length}`, t, { src_ip: `10.2.54.${host}` }));
+  for (const at of [2.5, 6.1])
+    for (let i = 0; i < 8; i += 1)
+      lines.push(line(`x-${at}-${i}`, at + 0.0005 + i * 0.002, { src_ip: '10.2.54.66' }));
+  lines.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
+  const sentIds = (size: number): string[] => {
+    const { stage, state, run } = runner(withInspector({}));
+    const ids: string[] = [];
+    for (let at = 0; at < lines.length; at += size)
+      for (const p of sent(run(batch(lines.slice(at, at + size))).outputs))
+        ids.push(...p.batch.data.map((l) => l.logline_id));
+    const last = stage.onTimer!(timerContext(state, 0, Date.now() + 120_000)) as ProcessResult;
+    for (const p of sent(last.outputs)) ids.push(...p.batch.data.map((l) => l.logline_id));
+    return ids.sort();
+  };
+  const whole = sentIds(lines.length);
+  assert.ok(
+    whole.some((id) => id.startsWith('x-')),
+    'the bursts are found',
+  );
+  assert.ok(whole.length < lines.length, `${whole.length} of ${lines.length} lines sent on`);
+  for (const size of [1, 7, 40, 300]) assert.deepEqual(sentIds(size), whole, `batches of ${size}`);
 });

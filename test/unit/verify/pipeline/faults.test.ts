@@ -30,6 +30,24 @@ describe('the pipeline fault schedule of a seed', () => {
     );
   });
 
+  test('a short run kills one stage the seed picks, and injects every other fault as the full schedule does', () => {
+    const cut = networkCutTarget(3, STAGES);
+    const s = faultSchedule(3, STAGES, 60_000, cut, true);
+    const kills = s.filter((f) => f.kind === 'stage-kill-9');
+    assert.equal(kills.length, 1);
+    assert.ok(STAGES.includes(kills[0]?.target ?? ''));
+    assert.deepEqual([...new Set(s.map((f) => f.kind))].sort(), [...FAULT_KINDS].sort());
+    const others = (p: typeof s) =>
+      p.filter((f) => f.kind !== 'stage-kill-9').map((f) => `${f.kind}:${f.target}`);
+    assert.deepEqual(others(s).sort(), others(faultSchedule(3, STAGES, 60_000, cut)).sort());
+    const picked = new Set(
+      [1, 2, 3, 4, 5, 6, 7, 8].map(
+        (seed) => faultSchedule(seed, STAGES, 1, cut, true).find((f) => f.kind === 'stage-kill-9')?.target,
+      ),
+    );
+    assert.ok(picked.size >= 2, `seeds pick different stages: ${[...picked].join(', ')}`);
+  });
+
   test('spreads the faults evenly inside the feed, in time order', () => {
     const s = faultSchedule(3, STAGES, 60_000);
     const times = s.map((f) => f.atMs);
