@@ -24,7 +24,8 @@ import { snapshotGroup, type WatchedGroup } from '../src/verify/cluster/assignme
 import { SimulatedPipeline } from '../src/verify/cluster/simulated-pipeline.ts';
 import { trimmedConfig } from '../src/verify/cluster/trim-config.ts';
 import { feedLines, verifyTraffic } from '../src/verify/pipeline/feed.ts';
-import { groupLag, processUsage, stageGroups } from '../src/verify/pipeline/soak-sampler.ts';
+import { processUsage } from '../src/verify/pipeline/soak-sampler.ts';
+import { groupLag, stageGroups } from '../src/verify/pipeline/stage-groups.ts';
 
 const { values } = parseArgs({ options: { lines: { type: 'string' }, base: { type: 'string' } } });
 const LINES = Number(values.lines ?? 30_000);

@@ -4,7 +4,7 @@ import { createAdmin } from '../../kafka/admin.ts';
 import { feedLines, verifyTraffic, type TrafficShape } from '../pipeline/feed.ts';
 import { accountLines, type LineAccounting } from '../pipeline/line-fates.ts';
 import { readPipeline } from '../pipeline/read-pipeline.ts';
-import { stageGroups } from '../pipeline/soak-sampler.ts';
+import { stageGroups } from '../pipeline/stage-groups.ts';
 import { AssignmentWatch, groupPartitions, type WatchedGroup } from './assignments.ts';
 import { SimulatedPipeline } from './simulated-pipeline.ts';
 import { trimmedConfig } from './trim-config.ts';

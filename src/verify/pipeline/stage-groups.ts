@@ -3,9 +3,8 @@
  * them: what the soak samples as lag and what the environment's settle step waits on.
  */
 import type { HamstringConfig } from '../../config/index.ts';
-import { fullStageName } from '../../config/index.ts';
 import type { AdminPort } from '../../kafka/admin.ts';
-import { componentGroupId, componentsOf, pipelineComponents } from '../../stages/index.ts';
+import { componentGroup, pipelineComponents } from '../../stages/index.ts';
 import type { PipelineLayout } from './layout.ts';
 
 /** The consumer group and input topics of every stage process, by its label (`collector dga_collector`). */
@@ -32,10 +31,8 @@ export function stageGroups(
   };
   const groups = new Map<string, { group: string; topics: string[] }>();
   for (const c of pipelineComponents(config)) {
-    const full = fullStageName(c.kind);
-    if (full === undefined) continue;
-    // As componentStage names the worker: the kind's full name, with the component's when shared.
-    const group = componentsOf(config, c.kind).length <= 1 ? full : componentGroupId(full, c.name);
+    const group = componentGroup(config, c);
+    if (group === undefined) continue;
     groups.set(c.name === c.kind ? c.kind : `${c.kind} ${c.name}`, {
       group,
       topics: [...new Set(inputs(c.kind, c.name))],

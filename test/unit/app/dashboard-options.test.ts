@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { dashboardOptionsFromConfig } from '../../../src/app/dashboard/index.ts';
+import { StageInstances } from '../../../src/app/dashboard/stage-instances.ts';
 import { validateConfig } from '../../../src/config/index.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { DEFAULT_HTTP_LIMITS } from '../../../src/runtime/http-guard.ts';
@@ -18,8 +19,10 @@ test('dashboard options come from the dashboard section and the ClickHouse serve
   );
   const log = silentLogger();
   const options = dashboardOptionsFromConfig(config, { log, metricsSources: ['http://w1:9464/metrics'] });
+  const { instances, ...rest } = options;
+  assert.ok(instances instanceof StageInstances, "the stages' instances are read from Kafka");
   assert.deepEqual(
-    { ...options, log: undefined },
+    { ...rest, log: undefined },
     {
       port: 9999,
       host: '0.0.0.0',

@@ -9,14 +9,15 @@ import type { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { hostWorkers } from '../../../src/runtime/worker-host.ts';
 import { freePort } from '../../helpers/free-port.ts';
 import { getRequest, rawRequest } from '../../helpers/raw-http.ts';
-import { configErrorOf, minimalConfig, withValue } from '../config/helpers.ts';
+import { configErrorOf, minimalConfig, withValue } from '../../unit/config/helpers.ts';
 
 /**
  * `endpoints.limits` in config.yaml reaches every HTTP server of the project: the workers' health
  * server (through hostWorkers, as `hamstring run` starts it), the dashboard (through
  * dashboardOptionsFromConfig, as `hamstring up` and `hamstring dashboard` build it) and a sensor's
  * metrics endpoint. The limits here are far below the defaults, so each answer below shows the
- * configured value at work, not the default.
+ * configured value at work, not the default. An integration file, not a unit one: its slow-client
+ * bounds need an event loop of its own (beside the unit shard's other files, a cut-off took 9.8 s).
  */
 
 const configWith = (limits: unknown): HamstringConfig =>
