@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { NetworkNamespace } from './network-namespace.ts';
+import { ip, NetworkNamespace, tryIp } from './network-namespace.ts';
 
 /**
  * Simulated machines on one host: N Linux network namespaces, each with its own address on one
@@ -165,22 +165,5 @@ export class MachineNetwork {
       tryIp(['netns', 'del', m.namespace]);
     }
     tryIp(['link', 'del', net.bridge]);
-  }
-}
-
-function ip(args: string[]): void {
-  try {
-    execFileSync('ip', args, { stdio: 'pipe' });
-  } catch (e) {
-    const stderr = (e as { stderr?: Buffer }).stderr?.toString().trim();
-    throw new Error(`ip ${args.join(' ')} failed: ${stderr || (e as Error).message}`);
-  }
-}
-
-function tryIp(args: string[]): void {
-  try {
-    execFileSync('ip', args, { stdio: 'ignore' });
-  } catch {
-    // Already gone.
   }
 }

@@ -99,7 +99,8 @@ export class NetworkNamespace {
   }
 }
 
-function ip(args: string[]): void {
+/** Runs `ip <args>`; its stderr becomes the error. */
+export function ip(args: string[]): void {
   try {
     execFileSync('ip', args, { stdio: 'pipe' });
   } catch (e) {
@@ -108,7 +109,8 @@ function ip(args: string[]): void {
   }
 }
 
-function tryIp(args: string[]): void {
+/** Runs `ip <args>` where failing means it is done already (removing what is gone). */
+export function tryIp(args: string[]): void {
   try {
     execFileSync('ip', args, { stdio: 'ignore' });
   } catch {

@@ -16,6 +16,7 @@ import {
   PipelineProcesses,
   type ProcessSpec,
 } from '../pipeline/processes.ts';
+import { waitForTopics } from '../pipeline/pipeline-environment.ts';
 import { waitQuiet } from '../pipeline/quiet.ts';
 
 /** Instances of each stage kind on every machine (`collector: 2`); a kind not named runs once. */
@@ -134,14 +135,8 @@ export class SimulatedPipeline {
     this.processes.startAll();
     const t = layoutTopics(this.layout);
     const topics = this.o.kinds === undefined ? [...t.lines, ...t.batches, ...t.alerts] : t.lines;
-    const deadline = Date.now() + TOPICS_TIMEOUT_MS;
-    for (;;) {
-      const have = new Set(await this.admin.listTopics(15_000).catch(() => []));
-      if (topics.every((topic) => have.has(topic))) return input;
-      if (Date.now() > deadline)
-        throw new Error(`topics not created within ${TOPICS_TIMEOUT_MS / 1000} s: ${topics.join(', ')}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await waitForTopics(this.admin, topics, TOPICS_TIMEOUT_MS);
+    return input;
   }
 
   /**

@@ -118,14 +118,8 @@ export class PipelineEnvironment {
     this.processes.startAll();
     const t = layoutTopics(this.layout);
     const topics = [...t.lines, ...t.batches, ...t.alerts];
-    const deadline = Date.now() + TOPICS_TIMEOUT_MS;
-    for (;;) {
-      const have = new Set(await this.admin.listTopics(15_000).catch(() => []));
-      if (topics.every((topic) => have.has(topic))) return input;
-      if (Date.now() > deadline)
-        throw new Error(`topics not created within ${TOPICS_TIMEOUT_MS / 1000} s: ${topics.join(', ')}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await waitForTopics(this.admin, topics, TOPICS_TIMEOUT_MS);
+    return input;
   }
 
   /**
@@ -165,5 +159,24 @@ export class PipelineEnvironment {
     this.admin.close();
     await this.cluster.stop();
     this.namespace?.remove();
+  }
+}
+
+/**
+ * Waits until the broker lists every one of `topics` (the stages create theirs as they start).
+ * @throws Error naming the topics when `timeoutMs` passes first.
+ */
+export async function waitForTopics(
+  admin: AdminPort,
+  topics: readonly string[],
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const have = new Set(await admin.listTopics(15_000).catch(() => []));
+    if (topics.every((topic) => have.has(topic))) return;
+    if (Date.now() > deadline)
+      throw new Error(`topics not created within ${timeoutMs / 1000} s: ${topics.join(', ')}`);
+    await new Promise((r) => setTimeout(r, 500));
   }
 }
