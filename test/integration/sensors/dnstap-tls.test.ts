@@ -10,7 +10,6 @@ import { digBatch } from '../../../src/dev/dns-load.ts';
 import { createKafkaCertificates, type KafkaCertificates } from '../../../src/dev/kafka-tls.ts';
 import { startUnbound } from '../../../src/dev/unbound.ts';
 import { createAdmin } from '../../../src/kafka/admin.ts';
-import { createReadCommittedReader } from '../../../src/kafka/read-committed-reader.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import {
   CONTROL,
@@ -22,6 +21,7 @@ import {
 import { clientPair } from '../../support/dnstap-frames.ts';
 import { freePort } from '../../helpers/free-port.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { readTopicLines } from '../../helpers/topic-lines.ts';
 import { uniqueTopic } from '../../helpers/names.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 
@@ -152,28 +152,11 @@ async function send(
   });
 }
 
-/** The input topic's lines, read until `done` says enough (or a minute passed), and a little more. */
-async function readLines(
+/** The input topic's lines, read until `done` says enough, and a little more (see readTopicLines). */
+const readLines = (
   done: (lines: readonly Record<string, string>[]) => boolean,
   clientId: string,
-): Promise<Record<string, string>[]> {
-  const reader = createReadCommittedReader({ bootstrap, clientId });
-  await reader.connect(30_000);
-  reader.subscribe([topic]);
-  const lines: Record<string, string>[] = [];
-  const deadline = Date.now() + 60_000;
-  try {
-    while (!done(lines) && Date.now() < deadline)
-      for (const r of await reader.consume(1000, 500))
-        lines.push(JSON.parse(String(r.value)) as Record<string, string>);
-    // A stray line from a refused sender would arrive with these: read a little longer.
-    for (const r of await reader.consume(1000, 1500))
-      lines.push(JSON.parse(String(r.value)) as Record<string, string>);
-  } finally {
-    await reader.close(10_000);
-  }
-  return lines;
-}
+): Promise<Record<string, string>[]> => readTopicLines({ bootstrap, topic, clientId, done });
 
 test('mutual TLS: a trusted sender is read; no certificate and an untrusted one are refused', async () => {
   const running = sensor;

@@ -9,10 +9,10 @@ import { sensorSchema, validateConfig, type HamstringConfig } from '../../../src
 import { digBatch, runDnsperf, type DigQuery } from '../../../src/dev/dns-load.ts';
 import { READINESS_PROBE_NAME, startUnbound, type RunningUnbound } from '../../../src/dev/unbound.ts';
 import { createAdmin } from '../../../src/kafka/admin.ts';
-import { createReadCommittedReader } from '../../../src/kafka/read-committed-reader.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { freePort } from '../../helpers/free-port.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
+import { readTopicLines } from '../../helpers/topic-lines.ts';
 import { uniqueTopic } from '../../helpers/names.ts';
 
 /**
@@ -84,25 +84,6 @@ after(async () => {
   await sensor?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function readAll(expected: number, timeoutMs = 60_000): Promise<Record<string, string>[]> {
-  const reader = createReadCommittedReader({ bootstrap, clientId: 'dnstap-unbound-check' });
-  await reader.connect(30_000);
-  reader.subscribe([topic]);
-  const lines: Record<string, string>[] = [];
-  const deadline = Date.now() + timeoutMs;
-  try {
-    while (lines.length < expected && Date.now() < deadline)
-      for (const r of await reader.consume(1000, 500))
-        lines.push(JSON.parse(String(r.value)) as Record<string, string>);
-    // Anything beyond the expected count would be a duplicate or a stray line: read a little more.
-    for (const r of await reader.consume(1000, 1500))
-      lines.push(JSON.parse(String(r.value)) as Record<string, string>);
-  } finally {
-    await reader.close(10_000);
-  }
-  return lines;
-}
 
 test('Unbound -> dnstap -> sensor -> input topic: every answer, field by field, none lost', async () => {
   const socket = join(dir, 'dnstap.sock');
@@ -176,7 +157,12 @@ test('Unbound -> dnstap -> sensor -> input topic: every answer, field by field, 
   );
   assert.equal(counters.malformed, 0);
   assert.equal(counters.dropped + counters.failed, 0);
-  const lines = await readAll(counters.forwarded);
+  const lines = await readTopicLines({
+    bootstrap,
+    topic,
+    clientId: 'dnstap-unbound-check',
+    done: (l) => l.length >= counters.forwarded,
+  });
   assert.equal(lines.length, counters.forwarded, 'every forwarded line is in the topic, once');
 
   // dig's lines, field by field.
@@ -280,18 +266,13 @@ test('Unbound over TCP (dnstap-ip, no TLS) to the sensor bound on 127.0.0.1', as
   }
   const c = await tcpSensor.stop();
   assert.equal(c.malformed, 0);
-  const reader = createReadCommittedReader({ bootstrap, clientId: 'dnstap-unbound-tcp-check' });
-  await reader.connect(30_000);
-  reader.subscribe([`${tcpTopicPrefix}-dns`]);
-  const lines: Record<string, string>[] = [];
-  const until = Date.now() + 30_000;
-  try {
-    while (lines.length < c.forwarded && Date.now() < until)
-      for (const r of await reader.consume(1000, 500))
-        lines.push(JSON.parse(String(r.value)) as Record<string, string>);
-  } finally {
-    await reader.close(10_000);
-  }
+  const lines = await readTopicLines({
+    bootstrap,
+    topic: `${tcpTopicPrefix}-dns`,
+    clientId: 'dnstap-unbound-tcp-check',
+    done: (l) => l.length >= c.forwarded,
+    timeoutMs: 30_000,
+  });
   const v6 = lines.filter((l) => l.domain_name === `v6.${ZONE}`);
   assert.deepEqual(v6.map((l) => l.src_ip).sort(), HOSTS.slice(0, 10).sort());
   assert.ok(
