@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { fromBundle } from '../assets/project.ts';
 import { PIPELINE_STAGES, type HamstringConfig } from '../config/index.ts';
 import type { Stage } from '../runtime/index.ts';
 import { BUILTIN_STAGES, type StageFactory, type StageFactoryOptions } from './builtin-stages.ts';
@@ -11,7 +12,8 @@ const STAGE_EXPORT_EXPECTED =
 
 /**
  * The stage named by `spec`: a built-in stage by short or full name, or a module path (relative to
- * `cwd`; `.ts` modules load through tsx, which `bin/hamstring.js` registers). `component` and
+ * `cwd`; `.ts` modules load through tsx, which `bin/hamstring.js` registers, or this when the
+ * command runs from the bundle). `component` and
  * `resources` go to a built-in stage (`--name`); a module stage takes only the config.
  *
  * @throws Error naming the spec and what was expected (the built-in names, or the module's exports).
@@ -42,12 +44,22 @@ export async function loadStage(
     );
   }
   if (!existsSync(path)) throw new Error(`stage module ${spec}: no such file (${path})`);
+  if (fromBundle && /\.[cm]?ts$/.test(path)) await registerTsx();
   const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   const exported = mod.default ?? mod.stage;
   if (exported === undefined)
     throw new Error(`stage module ${spec}: expected ${STAGE_EXPORT_EXPECTED}, found neither`);
   const stage: unknown = typeof exported === 'function' ? await (exported as StageFactory)(config) : exported;
   return checkedStage(stage, `stage module ${spec}`);
+}
+
+let tsxRegistered = false;
+
+/** tsx's loader, once: the bundle runs without it until a stage module needs it. */
+async function registerTsx(): Promise<void> {
+  if (tsxRegistered) return;
+  tsxRegistered = true;
+  (await import('tsx/esm/api')).register();
 }
 
 function looksLikePath(spec: string): boolean {
