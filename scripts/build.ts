@@ -18,7 +18,10 @@ import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { BUNDLE_DIR, BUNDLE_ENTRIES, projectRoot } from '../src/assets/project.ts';
 
-/** Builds the bundle into `outdir` (relative to the project root), replacing what was there. */
+/**
+ * Builds the bundle into `outdir` (relative to the project root, which the bundle finds its
+ * package.json from), replacing what was there.
+ */
 export async function buildBundle(outdir: string = BUNDLE_DIR): Promise<void> {
   const out = join(projectRoot, outdir);
   rmSync(out, { recursive: true, force: true });
@@ -38,6 +41,8 @@ export async function buildBundle(outdir: string = BUNDLE_DIR): Promise<void> {
     // Stack traces name the source files with NODE_OPTIONS=--enable-source-maps.
     sourcemap: 'linked',
     logLevel: 'warning',
+    // How src/assets/project.ts knows it runs from a bundle, and where its entry modules are.
+    define: { HAMSTRING_BUNDLE_DIR: JSON.stringify(outdir) },
   });
 }
 

@@ -15,8 +15,16 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-/** The bundle's directory under the project root. */
+/** The bundle's directory under the project root, where `npm run build` writes it. */
 export const BUNDLE_DIR = 'dist';
+
+/**
+ * Set by scripts/build.ts (esbuild's `define`) to the directory the bundle was built into, relative
+ * to the project root; absent from the sources.
+ */
+declare const HAMSTRING_BUNDLE_DIR: string | undefined;
+const bundleDir: string | undefined =
+  typeof HAMSTRING_BUNDLE_DIR === 'string' ? HAMSTRING_BUNDLE_DIR : undefined;
 
 /**
  * Modules the bundle emits as entry points, by their path under `src/` without extension: the
@@ -32,8 +40,8 @@ export type BundleEntry = (typeof BUNDLE_ENTRIES)[number];
 
 const here = fileURLToPath(import.meta.url);
 
-/** True when this code runs from the bundle (a `.js` file), false from the sources (this `.ts`). */
-export const fromBundle: boolean = !here.endsWith('.ts');
+/** True when this code runs from the bundle, false from the sources. */
+export const fromBundle: boolean = bundleDir !== undefined;
 
 /** The nearest directory above `start` holding a package.json: the project's root. */
 function findRoot(start: string): string {
@@ -56,7 +64,7 @@ export function sourcePath(relative: string): string {
  * so a thread started from either runs the same kind of code as the process that starts it.
  */
 export function entryModule(name: BundleEntry): URL {
-  return fromBundle
-    ? pathToFileURL(join(projectRoot, BUNDLE_DIR, `${name}.js`))
+  return bundleDir !== undefined
+    ? pathToFileURL(join(projectRoot, bundleDir, `${name}.js`))
     : pathToFileURL(sourcePath(`${name}.ts`));
 }
