@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { fromBundle } from '../assets/project.ts';
+import { register } from 'node:module';
+import { entryModule, fromBundle } from '../assets/project.ts';
 import { PIPELINE_STAGES, type HamstringConfig } from '../config/index.ts';
 import type { Stage } from '../runtime/index.ts';
 import { BUILTIN_STAGES, type StageFactory, type StageFactoryOptions } from './builtin-stages.ts';
@@ -44,7 +45,7 @@ export async function loadStage(
     );
   }
   if (!existsSync(path)) throw new Error(`stage module ${spec}: no such file (${path})`);
-  if (fromBundle && /\.[cm]?ts$/.test(path)) await registerTsx();
+  if (fromBundle) await bundleModuleLoading(/\.[cm]?ts$/.test(path));
   const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   const exported = mod.default ?? mod.stage;
   if (exported === undefined)
@@ -53,13 +54,26 @@ export async function loadStage(
   return checkedStage(stage, `stage module ${spec}`);
 }
 
+let hamstringHooked = false;
 let tsxRegistered = false;
 
-/** tsx's loader, once: the bundle runs without it until a stage module needs it. */
-async function registerTsx(): Promise<void> {
-  if (tsxRegistered) return;
-  tsxRegistered = true;
-  (await import('tsx/esm/api')).register();
+/**
+ * From the bundle, a stage module's `import ... from 'hamstring'` must reach the bundle's own copy
+ * of the package (dist/index.js, whose classes sit in the chunks the command runs on), not the
+ * sources: the runtime tells a RecordError or DecodeError by `instanceof`. And tsx's loader, which
+ * the bundle runs without, once a TypeScript module needs it.
+ */
+async function bundleModuleLoading(typescript: boolean): Promise<void> {
+  if (!hamstringHooked) {
+    hamstringHooked = true;
+    const index = JSON.stringify(entryModule('index').href);
+    const hook = `export async function resolve(s, c, next) { return s === 'hamstring' ? { url: ${index}, shortCircuit: true } : next(s, c); }`;
+    register(`data:text/javascript,${encodeURIComponent(hook)}`);
+  }
+  if (typescript && !tsxRegistered) {
+    tsxRegistered = true;
+    (await import('tsx/esm/api')).register();
+  }
 }
 
 function looksLikePath(spec: string): boolean {

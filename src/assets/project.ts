@@ -28,10 +28,12 @@ const bundleDir: string | undefined =
 
 /**
  * Modules the bundle emits as entry points, by their path under `src/` without extension: the
- * command, and each module a worker thread starts from (see {@link entryModule}).
+ * command, the package's API (what a stage module imports as `hamstring`), and each module a worker
+ * thread starts from (see {@link entryModule}).
  */
 export const BUNDLE_ENTRIES = [
   'cli/main',
+  'index',
   'runtime/thread-pool-worker',
   'stages/detector/score-task',
 ] as const;
