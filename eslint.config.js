@@ -10,6 +10,7 @@ const kafkaClientOnlyInKafka = {
 /**
  * Layers import only downward: cli -> app (and verify) -> traffic -> stages -> monitoring -> runtime ->
  * kafka -> config -> sources -> errors. observability is usable by every layer and imports only config and errors;
+ * assets (where the project's files are, from the sources or the bundle) is usable by every layer and imports nothing;
  * dev (local clusters) is for cli, app, verify, tests, benchmarks and scripts; errors (the common error
  * base) imports nothing. Each entry: the directory and what it may not import; cli, the top, has no
  * row because nothing is above it (the Kafka client stays banned there by the rule for all files).
@@ -27,6 +28,7 @@ const all = [
 ];
 const top = ['app', 'verify', 'cli', 'dev'];
 const layers = [
+  ['assets', [...all, ...top]],
   ['errors', [...all.filter((l) => l !== 'errors'), ...top]],
   // DNS sources (dnstap, Zeek, Suricata, packets) decoded into observations and log lines: pure
   // decoding below config, so config's schemas can name their fields; sockets and Kafka live above.

@@ -4,12 +4,15 @@
  * batch_timeout 30 s included) on a private 1-node broker, each process's RSS sampled from /proc
  * every 500 ms, launcher processes (a parent that relaunched `hamstring` as its child) apart.
  *
- *   node --import tsx bench/memory.ts [--lines 200000] [--launch exec|relaunch|direct] [--port 27092] [--keep-broker]
+ *   node --import tsx bench/memory.ts [--lines 200000] [--launch exec|relaunch|direct] [--port 27092]
+ *     [--health-port 29600] [--from build|source] [--keep-broker]
  *   npm run bench:memory -- --lines 50000
  *
  * --launch: how each stage process starts (bench/stage-processes.ts): `exec` (default) through the
  * `bin/hamstring` command, as npm installs it; `relaunch` through `node bin/hamstring.js`, which
  * relaunches itself and stays resident as the launcher (the only way before `bin/hamstring`).
+ * --from: `build` (default) builds the bundle first (scripts/build.ts) and runs the stages from it,
+ * `source` runs them from the TypeScript sources through tsx (HAMSTRING_FROM, bin/hamstring.js).
  *
  * The lines are in memory before the stages start (500 hosts, seed 5, event times an hour ago), and
  * written to the input topic once every stage serves /metrics. The run ends once the logserver has
@@ -27,6 +30,7 @@ import { validateConfig } from '../src/config/index.ts';
 import { LocalKafkaCluster } from '../src/dev/kafka-cluster.ts';
 import { silentLogger } from '../src/observability/logger.ts';
 import { pipelineComponents } from '../src/stages/pipeline-components.ts';
+import { buildBundle } from '../scripts/build.ts';
 import { benchLines, writeInput } from './input-lines.ts';
 import { procCommand, processTree, procPssBytes, procRss, type Rss } from './proc-rss.ts';
 import { startStageProcesses, type StageLaunch } from './stage-processes.ts';
@@ -37,6 +41,8 @@ const { values: args } = parseArgs({
     'all-components': { type: 'boolean', default: false },
     launch: { type: 'string', default: 'exec' },
     port: { type: 'string', default: '27092' },
+    'health-port': { type: 'string', default: '29600' },
+    from: { type: 'string', default: 'build' },
     'keep-broker': { type: 'boolean', default: false },
   },
 });
@@ -44,9 +50,13 @@ const LINES = Number(args.lines);
 const LAUNCH = args.launch as StageLaunch;
 if (!['exec', 'relaunch', 'direct'].includes(LAUNCH))
   throw new Error(`--launch ${LAUNCH}: exec, relaunch or direct`);
+if (args.from !== 'build' && args.from !== 'source') throw new Error(`--from ${args.from}: build or source`);
+if (args.from === 'build') await buildBundle();
+// The stage processes inherit it (bench/stage-processes.ts passes this environment on).
+process.env.HAMSTRING_FROM = args.from;
 const SAMPLE_MS = 500;
 /** Health ports of the stage processes: this one and the next five (below Linux's ephemeral range). */
-const HEALTH_BASE_PORT = 29_600;
+const HEALTH_BASE_PORT = Number(args['health-port']);
 const dir = join('var', 'bench', 'memory');
 const MiB = 1024 * 1024;
 
@@ -148,7 +158,7 @@ const processes = startStageProcesses(tree, components, dir, HEALTH_BASE_PORT, {
 const peaks = new RssPeaks();
 const sampler = setInterval(() => peaks.sample(processes.pids()), SAMPLE_MS);
 try {
-  console.log(`starting ${components.length} stage processes (--launch ${LAUNCH})`);
+  console.log(`starting ${components.length} stage processes (--launch ${LAUNCH}, --from ${args.from})`);
   await processes.started(300_000);
   const idle = new RssPeaks();
   idle.sample(processes.pids());

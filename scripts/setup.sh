@@ -109,4 +109,8 @@ if [ -n "$jars_pid" ] && ! wait "$jars_pid"; then
   log "resolving the Kafka broker jars failed (above)"
   exit 1
 fi
+# 4. The production bundle that bin/hamstring runs (scripts/build.ts; 2 s, rewritten every time).
+log "building dist/ (npm run build)"
+node --import tsx scripts/build.ts
+
 log "ready (Kafka $KAFKA_VERSION jars in $libs)"

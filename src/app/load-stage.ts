@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { register } from 'node:module';
+import { entryModule, fromBundle } from '../assets/project.ts';
 import { PIPELINE_STAGES, type HamstringConfig } from '../config/index.ts';
 import type { Stage } from '../runtime/index.ts';
 import { BUILTIN_STAGES, type StageFactory, type StageFactoryOptions } from './builtin-stages.ts';
@@ -11,7 +13,8 @@ const STAGE_EXPORT_EXPECTED =
 
 /**
  * The stage named by `spec`: a built-in stage by short or full name, or a module path (relative to
- * `cwd`; `.ts` modules load through tsx, which `bin/hamstring.js` registers). `component` and
+ * `cwd`; `.ts` modules load through tsx, which `bin/hamstring.js` registers, or this when the
+ * command runs from the bundle). `component` and
  * `resources` go to a built-in stage (`--name`); a module stage takes only the config.
  *
  * @throws Error naming the spec and what was expected (the built-in names, or the module's exports).
@@ -42,12 +45,35 @@ export async function loadStage(
     );
   }
   if (!existsSync(path)) throw new Error(`stage module ${spec}: no such file (${path})`);
+  if (fromBundle) await bundleModuleLoading(/\.[cm]?ts$/.test(path));
   const mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   const exported = mod.default ?? mod.stage;
   if (exported === undefined)
     throw new Error(`stage module ${spec}: expected ${STAGE_EXPORT_EXPECTED}, found neither`);
   const stage: unknown = typeof exported === 'function' ? await (exported as StageFactory)(config) : exported;
   return checkedStage(stage, `stage module ${spec}`);
+}
+
+let hamstringHooked = false;
+let tsxRegistered = false;
+
+/**
+ * From the bundle, a stage module's `import ... from 'hamstring'` must reach the bundle's own copy
+ * of the package (dist/index.js, whose classes sit in the chunks the command runs on), not the
+ * sources: the runtime tells a RecordError or DecodeError by `instanceof`. And tsx's loader, which
+ * the bundle runs without, once a TypeScript module needs it.
+ */
+async function bundleModuleLoading(typescript: boolean): Promise<void> {
+  if (!hamstringHooked) {
+    hamstringHooked = true;
+    const index = JSON.stringify(entryModule('index').href);
+    const hook = `export async function resolve(s, c, next) { return s === 'hamstring' ? { url: ${index}, shortCircuit: true } : next(s, c); }`;
+    register(`data:text/javascript,${encodeURIComponent(hook)}`);
+  }
+  if (typescript && !tsxRegistered) {
+    tsxRegistered = true;
+    (await import('tsx/esm/api')).register();
+  }
 }
 
 function looksLikePath(spec: string): boolean {

@@ -1,8 +1,7 @@
-import { fileURLToPath } from 'node:url';
 import { isAbsolute, resolve } from 'node:path';
+import { projectRoot } from '../assets/project.ts';
 
-/** Absolute path of the repository root (this file lives in `src/dev/`). */
-export const projectRoot: string = fileURLToPath(new URL('../../', import.meta.url));
+export { projectRoot };
 
 /**
  * Resolves a data directory: absolute paths stay, relative ones are taken from the current

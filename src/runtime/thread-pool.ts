@@ -3,6 +3,7 @@ import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { SerializedError, TaskReply, ThreadPoolWorkerData } from './thread-pool-worker.ts';
+import { entryModule } from '../assets/project.ts';
 import { HamstringError } from '../errors/hamstring-error.ts';
 
 /** Options of {@link ThreadPool}. */
@@ -73,11 +74,8 @@ export class ThreadPool {
     if (!Number.isInteger(this.size) || this.size < 1)
       throw new RangeError(`thread pool size must be a positive integer, got ${options.size}`);
     const module = moduleUrl(options.module);
-    // Built to JS, this file sits next to thread-pool-worker.js; under tsx, next to the .ts.
-    const entry = new URL(
-      `./thread-pool-worker${extname(new URL(import.meta.url).pathname)}`,
-      import.meta.url,
-    );
+    // The bundle's own thread-pool-worker.js, or the .ts beside this file under tsx.
+    const entry = entryModule('runtime/thread-pool-worker');
     const needsTsx = [module, entry.href].some((u) => TS_EXTENSIONS.has(extname(new URL(u).pathname)));
     this.#workerData = {
       module,

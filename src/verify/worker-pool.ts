@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { sourcePath } from '../assets/project.ts';
 import { projectRoot } from '../dev/paths.ts';
 import type { WorkerEvent } from './worker-events.ts';
 
-const WORKER_MAIN = fileURLToPath(new URL('./worker-main.ts', import.meta.url));
+// Always the source, run through tsx below, also when the verifier runs from the bundle.
+const WORKER_MAIN = sourcePath('verify/worker-main.ts');
 
 /** Every worker process alive, so that no worker outlives the verifier (exit handler below). */
 const live = new Set<ChildProcess>();

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { sourcePath } from '../../assets/project.ts';
 import { bootstrapServers, type HamstringConfig } from '../../config/index.ts';
 import { assertBindAllowed, endpointAccessToken } from '../../config/endpoint-access.ts';
 import { errorText } from '../../errors/error-text.ts';
@@ -100,7 +100,7 @@ export function dashboardOptionsFromConfig(
   };
 }
 
-const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
+const PUBLIC_DIR = `${sourcePath('app/dashboard/public')}/`;
 const require = createRequire(import.meta.url);
 /** The charting library, served from node_modules: the pages need nothing from the internet. */
 const VENDOR: Record<string, string> = {

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
+import { sourcePath } from '../../assets/project.ts';
 import { MESSAGE_TYPES, type DnstapMessageType } from './message-types.ts';
 
 export { MESSAGE_TYPES, type DnstapMessageType } from './message-types.ts';
@@ -30,11 +30,9 @@ export interface DnstapFrame {
   readonly responseMessage?: Uint8Array;
 }
 
+/** The schema stays in the source tree; the bundle carries code only. */
 function protoPath(): string {
-  const beside = fileURLToPath(new URL('./dnstap.proto', import.meta.url));
-  if (existsSync(beside)) return beside;
-  // A build under dist/ compiles the .ts files only; the schema stays in the source tree.
-  return fileURLToPath(new URL('../../../src/sources/dnstap/dnstap.proto', import.meta.url));
+  return sourcePath('sources/dnstap/dnstap.proto');
 }
 
 let dnstapType: protobuf.Type | undefined;

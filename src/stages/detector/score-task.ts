@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { entryModule } from '../../assets/project.ts';
 import { scoreNames, type DgaModel } from './model/dga-model.ts';
 import { modelFromBytes } from './model/model-file.ts';
 
@@ -26,4 +27,4 @@ export default function scoreTask(task: ScoreTask): number[] {
 }
 
 /** The module to give `new ThreadPool({ module })` for the DGA detector. */
-export const DGA_SCORE_TASK_MODULE = new URL(import.meta.url);
+export const DGA_SCORE_TASK_MODULE: URL = entryModule('stages/detector/score-task');
