@@ -2,10 +2,11 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalClickHouse } from '../../dev/clickhouse-server.ts';
 import { createAdmin } from '../../kafka/admin.ts';
-import { feedLines, verifyTraffic, type TrafficShape } from '../pipeline/feed.ts';
+import { verifyTraffic, type TrafficShape } from '../pipeline/feed.ts';
 import { accountLines, type LineAccounting } from '../pipeline/line-fates.ts';
 import { readPipeline } from '../pipeline/read-pipeline.ts';
 import { stageGroups } from '../pipeline/stage-groups.ts';
+import { feedExactlyOnce } from './exactly-once-feed.ts';
 import { AssignmentWatch, groupPartitions, type WatchedGroup } from './assignments.ts';
 import { SimulatedPipeline } from './simulated-pipeline.ts';
 import { trimmedConfig } from './trim-config.ts';
@@ -115,7 +116,11 @@ export async function runMachineLoss(o: MachineLossOptions): Promise<MachineLoss
       o.log(`${o.lose} back`);
     })();
     o.log(`feeding ${traffic.lines.length} lines over ${o.feedMs / 1000} s`);
-    await Promise.all([feedLines(pipeline.kafka.bootstrapServers, input, traffic.lines, o.feedMs), cut]);
+    const [fed] = await Promise.all([
+      feedExactlyOnce(pipeline.kafka.bootstrapServers, input, traffic.lines, o.feedMs),
+      cut,
+    ]);
+    o.log(`fed in ${fed.transactions} transactions, ${fed.resent} aborted and sent again`);
     await waitFor(
       () => groups.every((g) => watch?.movedBackAt(g.group, o.lose, backAt) !== undefined),
       RETURN_TIMEOUT_MS,
