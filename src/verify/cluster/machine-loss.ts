@@ -1,10 +1,12 @@
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { LocalClickHouse } from '../../dev/clickhouse-server.ts';
 import { createAdmin } from '../../kafka/admin.ts';
-import { feedLines, verifyTraffic, type TrafficShape } from '../pipeline/feed.ts';
+import { verifyTraffic, type TrafficShape } from '../pipeline/feed.ts';
 import { accountLines, type LineAccounting } from '../pipeline/line-fates.ts';
 import { readPipeline } from '../pipeline/read-pipeline.ts';
 import { stageGroups } from '../pipeline/stage-groups.ts';
+import { feedExactlyOnce } from './exactly-once-feed.ts';
 import { AssignmentWatch, groupPartitions, type WatchedGroup } from './assignments.ts';
 import { SimulatedPipeline } from './simulated-pipeline.ts';
 import { trimmedConfig } from './trim-config.ts';
@@ -114,7 +116,11 @@ export async function runMachineLoss(o: MachineLossOptions): Promise<MachineLoss
       o.log(`${o.lose} back`);
     })();
     o.log(`feeding ${traffic.lines.length} lines over ${o.feedMs / 1000} s`);
-    await Promise.all([feedLines(pipeline.kafka.bootstrapServers, input, traffic.lines, o.feedMs), cut]);
+    const [fed] = await Promise.all([
+      feedExactlyOnce(pipeline.kafka.bootstrapServers, input, traffic.lines, o.feedMs),
+      cut,
+    ]);
+    o.log(`fed in ${fed.transactions} transactions, ${fed.resent} aborted and sent again`);
     await waitFor(
       () => groups.every((g) => watch?.movedBackAt(g.group, o.lose, backAt) !== undefined),
       RETURN_TIMEOUT_MS,
@@ -122,6 +128,7 @@ export async function runMachineLoss(o: MachineLossOptions): Promise<MachineLoss
     o.log('fed; waiting until the pipeline is idle');
     const { wentQuiet, agentBehind } = await pipeline.settle();
     await watch.stop();
+    writeFileSync(join(o.dir, 'assignments.jsonl'), assignmentLog(watch, cutAt, backAt));
     const moves = groups.map((g): GroupMove => {
       const off = watch?.movedOffAt(g.group, o.lose, cutAt);
       const back = watch?.movedBackAt(g.group, o.lose, backAt);
@@ -199,6 +206,27 @@ function missingByTable(a: LineAccounting): string[] {
     by.set(key, [...(by.get(key) ?? []), id ?? f.id]);
   }
   return [...by].map(([k, ids]) => `  missing ${k}: ${ids.length}, e.g. ${ids.slice(0, 8).join(', ')}`);
+}
+
+/**
+ * Every group description of the run, one JSON line each, times relative to the cut (and the
+ * return): what a move time in the report was read from.
+ */
+function assignmentLog(watch: AssignmentWatch, cutAt: number, backAt: number): string {
+  return watch.snapshots
+    .map((s) => {
+      const held = new Map<string, number>();
+      for (const m of s.owners.values()) held.set(m, (held.get(m) ?? 0) + 1);
+      return JSON.stringify({
+        sinceCut: (s.atMs - cutAt) / 1000,
+        sinceBack: (s.atMs - backAt) / 1000,
+        group: s.group,
+        state: s.state,
+        held: Object.fromEntries(held),
+        members: Object.fromEntries(s.members),
+      });
+    })
+    .join('\n');
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

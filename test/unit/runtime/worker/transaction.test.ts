@@ -12,6 +12,9 @@ import {
   type TransactionSession,
   type TransactionState,
 } from '../../../../src/runtime/worker/transaction.ts';
+import { silentLogger } from '../../../../src/observability/logger.ts';
+import { systemClock } from '../../../../src/runtime/clock.ts';
+import { KafkaSession, RetriesExhausted, type SessionDeps } from '../../../../src/runtime/kafka-session.ts';
 import { raw } from '../../../support/worker-fakes.ts';
 
 /**
@@ -276,5 +279,81 @@ describe('legal sequences', () => {
     f.release();
     await committing;
     assert.equal(txn.state, 'uninitialised');
+  });
+});
+
+describe('Transaction: an abort while librdkafka still runs a timed-out commit', () => {
+  it('gives up at the first _CONFLICT instead of retrying it in place until the API timeout', async () => {
+    // The real in-place retries (KafkaSession), a 2 s API timeout, an abort that always conflicts:
+    // the old code retried for the whole 2 s, away from the consumer, before its failure plan ran.
+    const session = new KafkaSession({
+      kafka: { apiTimeoutMs: 2_000 },
+      clock: systemClock,
+      log: silentLogger(),
+      isStopping: () => false,
+    } as unknown as SessionDeps);
+    let aborts = 0;
+    const producer = {
+      beginTransaction: () => Promise.resolve(),
+      abortTransaction: () => {
+        aborts += 1;
+        return Promise.reject(
+          raw(code('_CONFLICT'), 'Conflicting commit_transaction API call is already in progress'),
+        );
+      },
+      whenIdle: () => Promise.resolve(true),
+    };
+    const txn = new Transaction(
+      {
+        producer,
+        consumer: { groupMetadata: () => undefined },
+        retryInPlace: session.retryInPlace.bind(session),
+      } as unknown as TransactionSession,
+      2_000,
+    );
+    txn.producerReady();
+    await txn.begin();
+    const began = Date.now();
+    await assert.rejects(txn.abort(), (e: unknown) => {
+      assert.ok(e instanceof RetriesExhausted);
+      assert.equal(e.cause.code, code('_CONFLICT'));
+      return true;
+    });
+    assert.equal(aborts, 1);
+    assert.ok(Date.now() - began < 500, `gave up after ${Date.now() - began} ms`);
+    assert.equal(txn.state, 'uninitialised');
+  });
+
+  it('still retries other retriable abort errors in place', async () => {
+    const session = new KafkaSession({
+      kafka: { apiTimeoutMs: 2_000 },
+      clock: systemClock,
+      log: silentLogger(),
+      isStopping: () => false,
+    } as unknown as SessionDeps);
+    let aborts = 0;
+    const producer = {
+      beginTransaction: () => Promise.resolve(),
+      abortTransaction: () => {
+        aborts += 1;
+        return aborts < 3
+          ? Promise.reject(raw(code('_TIMED_OUT'), 'timed out', { isRetriable: true }))
+          : Promise.resolve();
+      },
+      whenIdle: () => Promise.resolve(true),
+    };
+    const txn = new Transaction(
+      {
+        producer,
+        consumer: { groupMetadata: () => undefined },
+        retryInPlace: session.retryInPlace.bind(session),
+      } as unknown as TransactionSession,
+      2_000,
+    );
+    txn.producerReady();
+    await txn.begin();
+    await txn.abort();
+    assert.equal(aborts, 3);
+    assert.equal(txn.state, 'ready');
   });
 });
