@@ -134,14 +134,12 @@ export class KafkaSession {
 
   /**
    * Runs a Kafka call, retrying it in place with the same arguments while it fails with a retriable
-   * error and the API timeout has not passed. Anything else, the deadline, or an error `hopeless`
-   * picks out (retriable in general, never for this call) ends in RetriesExhausted.
+   * error and the API timeout has not passed. Anything else, or the deadline, ends in RetriesExhausted.
    */
   async retryInPlace<T>(
     op: KafkaOperation,
     fn: () => Promise<T>,
     timeoutMs = this.d.kafka.apiTimeoutMs,
-    hopeless: (err: KafkaError) => boolean = () => false,
   ): Promise<T> {
     const deadline = this.d.clock.now() + timeoutMs;
     for (let attempt = 1; ; attempt += 1) {
@@ -156,8 +154,7 @@ export class KafkaSession {
           recentFatal: 0,
           fatalLimit: 0,
         });
-        if (plan.type !== 'retry-in-place' || this.d.isStopping() || hopeless(err))
-          throw new RetriesExhausted(err, passed);
+        if (plan.type !== 'retry-in-place' || this.d.isStopping()) throw new RetriesExhausted(err, passed);
         this.d.log.info({ err: err.toLog(), attempt }, 'kafka: retrying call in place');
         await this.d.clock.sleep(
           Math.min(IN_PLACE_BACKOFF(attempt, 0) ?? 1_000, Math.max(0, deadline - this.d.clock.now())),

@@ -86,6 +86,7 @@ const UNKNOWN_MEMBER_ID = code('UNKNOWN_MEMBER_ID');
 // librdkafka reconnects by itself after a single broker's transport error; only "all brokers down"
 // means the worker's clients are cut off and must be rebuilt through the visible reconnect loop.
 const ALL_BROKERS_DOWN = code('_ALL_BROKERS_DOWN');
+const CONFLICT = code('_CONFLICT');
 
 function plan(
   action: RecoveryAction,
@@ -155,12 +156,23 @@ export function planRecovery(err: KafkaError, ctx: RecoveryContext): RecoveryPla
       // Kafka went away during the recovery: the transport path covers every other case.
       return unrecoverable(err) ?? reconnect('stop');
     case 'call':
-      return err.kind === 'retriable' && !ctx.deadlinePassed
+      return err.kind === 'retriable' && !ctx.deadlinePassed && !abortBehindRunningCommit(err)
         ? plan({ type: 'retry-in-place' }, [], { abortFirst: false })
         : planLoop(err, { ...ctx, transactionOpen: true });
     case 'loop':
       return planLoop(err, ctx);
   }
+}
+
+/**
+ * A commit that librdkafka itself timed out stays in progress inside it until its records are
+ * delivered or expire (message.timeout.ms), and every abort meanwhile fails with _CONFLICT. Retrying
+ * the abort in place held the worker away from its consumer for the whole API timeout (30 s after a
+ * 30 s commit, in a machine-loss run), and its group's rebalance waited for it; the abort's failure
+ * plan (a new producer, whose init fences this one) is the way out, so it is taken at once.
+ */
+function abortBehindRunningCommit(err: KafkaError): boolean {
+  return err.operation === 'abort-transaction' && err.code === CONFLICT;
 }
 
 function resetConsumer(signals: RecoverySignal[] = []): RecoveryPlan {

@@ -1,5 +1,4 @@
 import type { GroupMetadataSource } from '../../kafka/consumer.ts';
-import { code } from '../../kafka/error-codes.ts';
 import type { ProducerPort } from '../../kafka/producer.ts';
 import type { OutgoingRecord, TopicPartitionOffset } from '../../kafka/records.ts';
 import type { KafkaSession } from '../kafka-session.ts';
@@ -110,8 +109,6 @@ export interface TransactionSession {
   retryInPlace: KafkaSession['retryInPlace'];
 }
 
-const CONFLICT = code('_CONFLICT');
-
 export class Transaction {
   #state: TransactionState = 'uninitialised';
 
@@ -179,17 +176,9 @@ export class Transaction {
       // A commit whose JS guard gave up may still run in librdkafka: an abort now fails with
       // _CONFLICT (seen on shutdown, leaving the transaction open); wait for it, bounded.
       await s.producer.whenIdle?.(this.apiTimeoutMs);
-      // A commit that librdkafka itself timed out stays in progress inside it until its records are
-      // delivered or expire (message.timeout.ms): every abort meanwhile fails with _CONFLICT.
-      // Retrying held the worker away from its consumer for the whole API timeout (30 s after a
-      // 30 s commit, in a machine-loss run), and its group's rebalance waited for it; the abort's
-      // failure plan (a new producer, whose init fences this one) is the way out, so take it now.
-      await s.retryInPlace(
-        'abort-transaction',
-        () => s.producer.abortTransaction(),
-        undefined,
-        (err) => err.code === CONFLICT,
-      );
+      // An abort that conflicts with a commit librdkafka still runs is not retried in place
+      // (planRecovery): it goes to the abort's failure plan at once.
+      await s.retryInPlace('abort-transaction', () => s.producer.abortTransaction());
     });
   }
 

@@ -280,4 +280,10 @@ describe('planRecovery per situation', () => {
     assert.equal(planRecovery(e, at('call', { deadlinePassed: false })).type, 'retry-in-place');
     assert.notEqual(planRecovery(e, at('call', { deadlinePassed: true })).type, 'retry-in-place');
   });
+
+  it('an abort that conflicts with a commit still running is not retried in place; a conflicting commit is', () => {
+    const conflict = (op: KafkaOperation) => err('_CONFLICT', op);
+    assert.notEqual(planRecovery(conflict('abort-transaction'), at('call')).type, 'retry-in-place');
+    assert.equal(planRecovery(conflict('commit-transaction'), at('call')).type, 'retry-in-place');
+  });
 });
