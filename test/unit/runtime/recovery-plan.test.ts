@@ -281,9 +281,15 @@ describe('planRecovery per situation', () => {
     assert.notEqual(planRecovery(e, at('call', { deadlinePassed: true })).type, 'retry-in-place');
   });
 
-  it('an abort that conflicts with a commit still running is not retried in place; a conflicting commit is', () => {
+  it('an abort that conflicts with a commit still running is not retried in place; other conflicting calls are', () => {
     const conflict = (op: KafkaOperation) => err('_CONFLICT', op);
-    assert.notEqual(planRecovery(conflict('abort-transaction'), at('call')).type, 'retry-in-place');
-    assert.equal(planRecovery(conflict('commit-transaction'), at('call')).type, 'retry-in-place');
+    assert.notEqual(
+      planRecovery(conflict('abort-transaction'), at('call', { deadlinePassed: false })).type,
+      'retry-in-place',
+    );
+    assert.equal(
+      planRecovery(conflict('send-offsets'), at('call', { deadlinePassed: false })).type,
+      'retry-in-place',
+    );
   });
 });
