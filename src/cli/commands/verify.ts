@@ -14,7 +14,8 @@ export const verifyCommand: Command = {
   usage:
     '(--bootstrap S | --local 1|3) [--records N] [--workers M] [--scenario name|all] [--report-dir D] [--soak-seconds S] [--seed X] [--port P] [--data-dir D]\n' +
     '       hamstring verify --pipeline [--seed X[,Y...]] [--hosts N] [--rate R] [--duration S] [--hostile-every N] [--inspectors shipped|pass-all] [--port P] [--report-dir D]\n' +
-    '       hamstring verify --pipeline --soak [--minutes M] [--rate R] [--hosts N] [--seed X] [--sample-seconds S] [--port P] [--report-dir D]',
+    '       hamstring verify --pipeline --soak [--minutes M] [--rate R] [--hosts N] [--seed X] [--sample-seconds S] [--port P] [--clickhouse-port H] [--report-dir D]\n' +
+    '       hamstring verify --pipeline --soak --capacity [--steps R1,R2,...] [--step-seconds S] [--port P] [--clickhouse-port H] [--report-dir D]',
   help: [
     "--pipeline      the whole pipeline instead of the runtime: each seed's traffic through the six",
     '                stages and the monitoring agent as processes of their own, on a local broker and',
@@ -28,6 +29,11 @@ export const verifyCommand: Command = {
     '                --hosts 40) for --minutes (30), the fault schedule again every 5 minutes; memory',
     '                and CPU of every process and the lag of every stage sampled every --sample-seconds',
     "                (10), every alert's latency; soak.md with SVG plots in --report-dir",
+    '--capacity      with --soak: no soak but its capacity: the same processes, no faults, fed in',
+    '                --steps (lines/s, default 500,1000,1500,2000,3000,4000,6000,8000) of --step-seconds',
+    '                (30) until a step leaves more than 3 s of input behind; capacity.md in --report-dir',
+    "--clickhouse-port  with --pipeline: HTTP port of the run's ClickHouse (TCP: the next one);",
+    '                default --port + 100',
     '--bootstrap     the cluster to verify against (topics verify-* are created there)',
     '--local         start (or attach to) a local 1- or 3-node cluster in var/verify/kafka-<n>',
     `--port          base port of the local cluster; default ${DEFAULT_VERIFY_BASE_PORT}`,
@@ -56,6 +62,10 @@ export const verifyCommand: Command = {
     seed: { type: 'string' },
     pipeline: { type: 'boolean' },
     soak: { type: 'boolean' },
+    capacity: { type: 'boolean' },
+    steps: { type: 'string' },
+    'step-seconds': { type: 'string' },
+    'clickhouse-port': { type: 'string' },
     minutes: { type: 'string' },
     'sample-seconds': { type: 'string' },
     hosts: { type: 'string' },
