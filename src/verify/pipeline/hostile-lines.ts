@@ -87,8 +87,9 @@ export function* hostileMix(s: MixShape): Generator<MixLine> {
     seed: s.seed,
     hosts: s.hosts,
     rate: 1000,
-    // Enough seconds for the valid share of the lines, with room: the generator's rate is a mean.
-    durationSeconds: Math.ceil(((s.lines * (1 - s.share)) / 1000) * 1.2) + 10,
+    // Each generated line becomes one line of the mix (a hostile one is made from it), so enough
+    // seconds for all of them, with room: the generator's rate is a mean.
+    durationSeconds: Math.ceil((s.lines / 1000) * 1.2) + 10,
     startMs: Date.UTC(2026, 10, 30, 10),
   });
   const others = HOSTILE_KINDS.filter((k) => k !== 'near the size limit');

@@ -57,6 +57,20 @@ test('the mix holds its share of every hostile kind, each marked, and the shippe
   assert.doesNotThrow(() => JSON.parse(String(near?.value)));
 });
 
+test('a mix of many lines with a large hostile share has every line it was asked for', () => {
+  let n = 0;
+  for (const l of hostileMix({
+    seed: 2,
+    hosts: 40,
+    lines: 60_000,
+    share: 0.5,
+    nearLimitEvery: 0,
+    firstId: 0,
+  }))
+    if (l.id === n) n += 1;
+  assert.equal(n, 60_000);
+});
+
 test("a stage's rate counts only the intervals it had a backlog throughout", () => {
   const at = (s: number, committed: number, lag: number) => ({ atMs: s * 1000, committed, lag });
   // Busy 0-4 s (400 records), then idle: the idle intervals do not dilute the rate.
