@@ -19,6 +19,8 @@ import { readPipeline } from './read-pipeline.ts';
 import { groupLag, stageGroups } from './stage-groups.ts';
 
 const SAMPLE_MS = 2_000;
+/** Records a busy rate must rest on, in both phases, for the 2x rule to judge it. */
+const MIN_JUDGED_RECORDS = 100;
 /** A phase is over when every stage is at its end this many samples in a row (the collector's timer). */
 const IDLE_SAMPLES = 3;
 const PHASE_TIMEOUT_MS = 3_600_000;
@@ -42,6 +44,12 @@ export interface StageRate {
   readonly hostilePerSecond: number | undefined;
   readonly cleanBusySeconds: number;
   readonly hostileBusySeconds: number;
+  /**
+   * Whether both rates rest on at least MIN_JUDGED_RECORDS records: a stage whose inputs are a
+   * batch or two a second (an inspector at 1 record/s) has rates of whole records, and 0 against 1
+   * would not mean slower.
+   */
+  readonly judged: boolean;
 }
 
 export interface HostileRun {
@@ -109,6 +117,7 @@ async function samplePhase(
 export function busyRate(samples: readonly GroupSample[]): {
   perSecond: number | undefined;
   seconds: number;
+  records: number;
 } {
   let records = 0;
   let ms = 0;
@@ -119,7 +128,7 @@ export function busyRate(samples: readonly GroupSample[]): {
     records += b.committed - a.committed;
     ms += b.atMs - a.atMs;
   }
-  return { perSecond: ms === 0 ? undefined : (records * 1000) / ms, seconds: ms / 1000 };
+  return { perSecond: ms === 0 ? undefined : (records * 1000) / ms, seconds: ms / 1000, records };
 }
 
 /** Feeds `lines` as fast as the producer writes, sampling the stages until they read them all. */
@@ -209,6 +218,7 @@ export async function runHostile(o: HostileOptions): Promise<HostileRun> {
         hostilePerSecond: h.perSecond,
         cleanBusySeconds: c.seconds,
         hostileBusySeconds: h.seconds,
+        judged: c.records >= MIN_JUDGED_RECORDS && h.records >= MIN_JUDGED_RECORDS,
       };
     });
     return {
@@ -258,6 +268,7 @@ export function hostileProblems(run: HostileRun): string[] {
       : [`the agent had not copied every row: ${run.agentBehind.join(', ')}`]),
     ...run.unexpectedExits.map((e) => `${e.label} exited by itself (code ${e.code}, signal ${e.signal})`),
     ...run.rates.flatMap((r) =>
+      r.judged &&
       r.cleanPerSecond !== undefined &&
       r.hostilePerSecond !== undefined &&
       r.hostilePerSecond * 2 < r.cleanPerSecond
@@ -299,11 +310,11 @@ export function hostileText(run: HostileRun): string {
     '',
     '## Stage rates (records of its inputs per second while it had a backlog)',
     '',
-    '| stage | clean | hostile mix | busy s clean / mix |',
-    '|---|---|---|---|',
+    '| stage | clean | hostile mix | busy s clean / mix | judged (100 records in both) |',
+    '|---|---|---|---|---|',
     ...run.rates.map(
       (r) =>
-        `| ${r.stage} | ${rate(r.cleanPerSecond)} | ${rate(r.hostilePerSecond)} | ${r.cleanBusySeconds.toFixed(0)} / ${r.hostileBusySeconds.toFixed(0)} |`,
+        `| ${r.stage} | ${rate(r.cleanPerSecond)} | ${rate(r.hostilePerSecond)} | ${r.cleanBusySeconds.toFixed(0)} / ${r.hostileBusySeconds.toFixed(0)} | ${r.judged ? 'yes' : 'no'} |`,
     ),
     '',
     '## Accounting',

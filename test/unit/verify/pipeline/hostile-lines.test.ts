@@ -77,6 +77,7 @@ test("a stage's rate counts only the intervals it had a backlog throughout", () 
   assert.deepEqual(busyRate([at(0, 0, 50), at(2, 200, 30), at(4, 400, 10), at(6, 410, 0), at(8, 410, 0)]), {
     perSecond: 100,
     seconds: 4,
+    records: 400,
   });
-  assert.deepEqual(busyRate([at(0, 0, 0), at(2, 10, 0)]), { perSecond: undefined, seconds: 0 });
+  assert.deepEqual(busyRate([at(0, 0, 0), at(2, 10, 0)]), { perSecond: undefined, seconds: 0, records: 0 });
 });
