@@ -1,4 +1,5 @@
-import { createAdmin } from '../kafka/admin.ts';
+import { createAdmin, type AdminPort } from '../kafka/admin.ts';
+import { KafkaError } from '../kafka/kafka-error.ts';
 import { MONITORING_TOPIC_PREFIX } from './events.ts';
 import { TABLES, type TableDef } from './tables.ts';
 
@@ -33,27 +34,72 @@ export function monitoringTopics(o: MonitoringTopicsOptions = {}): string[] {
   return [...names.inputs, names.deadLetterTopic];
 }
 
+/** Waits between attempts while Kafka cannot be reached: doubling from the first, up to 15 s. */
+const MAX_WAIT_MS = 15_000;
+const CREATE_TIMEOUT_MS = 30_000;
+
+/** What {@link ensureMonitoringTopics} needs besides the topics: its admin, and how to wait. */
+export interface EnsureTopicsWaiting {
+  /** Told each time Kafka could not be reached, with the wait before the next attempt. */
+  onWait?: (err: KafkaError, delayMs: number) => void;
+  /** Ends the waiting (SIGTERM): the call then rejects with the last error. */
+  signal?: AbortSignal;
+  /** First wait (ms); default 1,000. */
+  firstWaitMs?: number;
+  /** Default createAdmin on the bootstrap servers (tests pass a fake). */
+  admin?: AdminPort;
+}
+
 /**
  * Creates the monitoring topics that are missing (an existing topic is not an error and is not
  * changed). The agent itself never creates topics: a stage producing rows to a topic that does not
  * exist yet should fail visibly rather than auto-create it with broker defaults.
+ *
+ * While Kafka cannot be reached (a transport or retriable error) it waits and tries again, telling
+ * `onWait` each time, for as long as the outage lasts: an agent started (or restarted) while the
+ * broker is down must wait for it, not exit. It gave up after one 30 s attempt before, and a
+ * verification run's agent, killed and restarted shortly before a broker kill that lasted 39 s on a
+ * loaded machine, exited with code 1 and left 48,249 monitoring rows uncopied. Any other error is
+ * thrown at once.
  */
 export async function ensureMonitoringTopics(
   bootstrapServers: string,
-  o: MonitoringTopicsOptions = {},
+  o: MonitoringTopicsOptions & EnsureTopicsWaiting = {},
 ): Promise<string[]> {
   const topics = monitoringTopics(o);
-  const admin = createAdmin(bootstrapServers, 'hamstring-monitoring-admin');
+  const admin = o.admin ?? createAdmin(bootstrapServers, 'hamstring-monitoring-admin');
   try {
-    await admin.createTopics(
-      topics.map((topic) => ({
-        topic,
-        partitions: o.partitions ?? 3,
-        replicationFactor: o.replicationFactor ?? -1,
-      })),
-    );
+    for (let wait = o.firstWaitMs ?? 1_000; ; wait = Math.min(MAX_WAIT_MS, wait * 2)) {
+      try {
+        await admin.createTopics(
+          topics.map((topic) => ({
+            topic,
+            partitions: o.partitions ?? 3,
+            replicationFactor: o.replicationFactor ?? -1,
+          })),
+          CREATE_TIMEOUT_MS,
+        );
+        return topics;
+      } catch (e) {
+        const transient = e instanceof KafkaError && (e.kind === 'transport' || e.kind === 'retriable');
+        if (!transient || o.signal?.aborted === true) throw e;
+        o.onWait?.(e, wait);
+        await abortableSleep(wait, o.signal);
+      }
+    }
   } finally {
     admin.close();
   }
-  return topics;
+}
+
+function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

@@ -44,17 +44,6 @@ export const monitoringRunCommand: Command = {
     const database = stringOption(values, 'database');
     const group = stringOption(values, 'group');
     const bootstrap = bootstrapServers(config);
-    if (values['no-create-topics'] !== true) {
-      const partitions = intOption(values, 'partitions', 1, 10_000);
-      const rf = stringOption(values, 'replication-factor');
-      const topics = await ensureMonitoringTopics(bootstrap, {
-        topicPrefix: prefix,
-        ...(partitions !== undefined ? { partitions } : {}),
-        ...(rf !== undefined ? { replicationFactor: intOption(values, 'replication-factor', 1, 100) } : {}),
-      });
-      io.err(`monitoring: ${topics.length} topics present (${prefix}*)`);
-    }
-
     const stop = new AbortController();
     const onSignal = (signal: NodeJS.Signals) => {
       io.err(`monitoring: ${signal} received, stopping`);
@@ -63,6 +52,21 @@ export const monitoringRunCommand: Command = {
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
     try {
+      if (values['no-create-topics'] !== true) {
+        const partitions = intOption(values, 'partitions', 1, 10_000);
+        const rf = stringOption(values, 'replication-factor');
+        const topics = await ensureMonitoringTopics(bootstrap, {
+          topicPrefix: prefix,
+          ...(partitions !== undefined ? { partitions } : {}),
+          ...(rf !== undefined ? { replicationFactor: intOption(values, 'replication-factor', 1, 100) } : {}),
+          signal: stop.signal,
+          onWait: (err, ms) =>
+            io.err(
+              `monitoring: kafka unreachable, cannot create the topics yet (${err.message}); trying again in ${ms} ms`,
+            ),
+        });
+        io.err(`monitoring: ${topics.length} topics present (${prefix}*)`);
+      }
       const instanceId = instanceIdFrom(config);
       const agent = await startMonitoringAgent(config, {
         instanceId,

@@ -23,6 +23,7 @@ export async function runPipelineVerify(values: CommandInput['values'], io: Comm
   if (inspectors !== 'shipped' && inspectors !== 'pass-all')
     throw new UsageError(`--inspectors must be shipped or pass-all, got '${inspectors}'`);
   const port = intOption(values, 'port', 1024, 60_000) ?? DEFAULT_PORT;
+  const chPort = intOption(values, 'clickhouse-port', 1024, 65_000) ?? port + 100;
   const durationSeconds = intOption(values, 'duration', 10, 86_400) ?? 60;
   const dir = stringOption(values, 'report-dir');
   const reportDir = dir
@@ -41,8 +42,8 @@ export async function runPipelineVerify(values: CommandInput['values'], io: Comm
       feedMs: durationSeconds * 1000,
       workDir: defaultVarDir(join('verify', 'pipeline')),
       kafkaBasePort: port,
-      clickhouseHttpPort: port + 100,
-      clickhouseTcpPort: port + 101,
+      clickhouseHttpPort: chPort,
+      clickhouseTcpPort: chPort + 1,
       baseConfig: join(projectRoot, 'config.yaml'),
       inspectors,
       reportDir,

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { defaultVarDir, resolveDataDir } from '../../dev/paths.ts';
 import { markdownTable } from '../../verify/report.ts';
 import { runPipelineVerify } from './verify-pipeline.ts';
+import { runHostileVerify } from './verify-hostile.ts';
 import { runSoakVerify } from './verify-soak.ts';
 import { DEFAULT_VERIFY_BASE_PORT, runVerify, scenarioNames } from '../../verify/run.ts';
 import { UsageError, type Command } from '../command.ts';
@@ -14,7 +15,9 @@ export const verifyCommand: Command = {
   usage:
     '(--bootstrap S | --local 1|3) [--records N] [--workers M] [--scenario name|all] [--report-dir D] [--soak-seconds S] [--seed X] [--port P] [--data-dir D]\n' +
     '       hamstring verify --pipeline [--seed X[,Y...]] [--hosts N] [--rate R] [--duration S] [--hostile-every N] [--inspectors shipped|pass-all] [--port P] [--report-dir D]\n' +
-    '       hamstring verify --pipeline --soak [--minutes M] [--rate R] [--hosts N] [--seed X] [--sample-seconds S] [--port P] [--report-dir D]',
+    '       hamstring verify --pipeline --soak [--minutes M] [--rate R] [--hosts N] [--seed X] [--sample-seconds S] [--port P] [--clickhouse-port H] [--report-dir D]\n' +
+    '       hamstring verify --pipeline --hostile [--lines N] [--clean-lines N] [--hostile-percent P] [--near-limit-every N] [--seed X] [--port P] [--clickhouse-port H] [--report-dir D]\n' +
+    '       hamstring verify --pipeline --soak --capacity [--steps R1,R2,...] [--step-seconds S] [--port P] [--clickhouse-port H] [--report-dir D]',
   help: [
     "--pipeline      the whole pipeline instead of the runtime: each seed's traffic through the six",
     '                stages and the monitoring agent as processes of their own, on a local broker and',
@@ -28,6 +31,15 @@ export const verifyCommand: Command = {
     '                --hosts 40) for --minutes (30), the fault schedule again every 5 minutes; memory',
     '                and CPU of every process and the lag of every stage sampled every --sample-seconds',
     "                (10), every alert's latency; soak.md with SVG plots in --report-dir",
+    '--hostile       with --pipeline: no faults but hostile input: --clean-lines valid lines (default',
+    '                --lines / 5), then --lines (20000) with --hostile-percent (20) bad ones of every kind',
+    "                (one in --near-limit-every 500 near Kafka's size limit), each phase as fast as the",
+    "                feed writes; per stage the rate in both, every line's fate; hostile.md in --report-dir",
+    '--capacity      with --soak: no soak but its capacity: the same processes, no faults, fed in',
+    '                --steps (lines/s, default 500,1000,1500,2000,3000,4000,6000,8000) of --step-seconds',
+    '                (30) until a step leaves more than 3 s of input behind; capacity.md in --report-dir',
+    "--clickhouse-port  with --pipeline: HTTP port of the run's ClickHouse (TCP: the next one);",
+    '                default --port + 100',
     '--bootstrap     the cluster to verify against (topics verify-* are created there)',
     '--local         start (or attach to) a local 1- or 3-node cluster in var/verify/kafka-<n>',
     `--port          base port of the local cluster; default ${DEFAULT_VERIFY_BASE_PORT}`,
@@ -56,6 +68,15 @@ export const verifyCommand: Command = {
     seed: { type: 'string' },
     pipeline: { type: 'boolean' },
     soak: { type: 'boolean' },
+    capacity: { type: 'boolean' },
+    hostile: { type: 'boolean' },
+    lines: { type: 'string' },
+    'clean-lines': { type: 'string' },
+    'hostile-percent': { type: 'string' },
+    'near-limit-every': { type: 'string' },
+    steps: { type: 'string' },
+    'step-seconds': { type: 'string' },
+    'clickhouse-port': { type: 'string' },
     minutes: { type: 'string' },
     'sample-seconds': { type: 'string' },
     hosts: { type: 'string' },
@@ -66,6 +87,8 @@ export const verifyCommand: Command = {
   },
   async run({ values, io }) {
     if (values.pipeline === true && values.soak === true) return runSoakVerify(values, io);
+    if (values.pipeline === true && values.hostile === true) return runHostileVerify(values, io);
+    if (values.hostile === true) throw new UsageError('--hostile goes with --pipeline');
     if (values.soak === true) throw new UsageError('--soak goes with --pipeline');
     if (values.pipeline === true) return runPipelineVerify(values, io);
     const local = intOption(values, 'local', 1, 3);

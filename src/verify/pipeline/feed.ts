@@ -1,4 +1,6 @@
-import { createProducer } from '../../kafka/producer.ts';
+import { code } from '../../kafka/error-codes.ts';
+import { KafkaError } from '../../kafka/kafka-error.ts';
+import { createProducer, type ProducerPort } from '../../kafka/producer.ts';
 import { silentLogger } from '../../observability/logger.ts';
 import { generateTraffic, type HostTruth, type Traffic } from '../../traffic/index.ts';
 import { lineMark, markJsonLine } from './line-marks.ts';
@@ -29,9 +31,14 @@ const START_MS = Date.UTC(2026, 10, 30, 10);
  * and one over the collector's `max_line_bytes`.
  */
 export function hostileLine(id: number, valid: string): string | Buffer {
+  return hostileLineOfKind(id % 6, id, valid);
+}
+
+/** {@link hostileLine} of the kind given (0-5 in the order above), whatever the id. */
+export function hostileLineOfKind(kind: number, id: number, valid: string): string | Buffer {
   const base = JSON.parse(valid) as Record<string, unknown>;
   const mark = lineMark(id);
-  switch (id % 6) {
+  switch (kind) {
     case 0:
       return `{${mark}, this is not JSON`;
     case 1:
@@ -127,7 +134,7 @@ export async function feedPaced<L extends { readonly value: string | Buffer }>(
     for (const line of lines) {
       const wait = began + dueMs(line, written) - Date.now();
       if (wait > 5) await new Promise((r) => setTimeout(r, wait));
-      await producer.produce({ topic, key: null, value: line.value });
+      await produceWaiting(producer, topic, line.value);
       written += 1;
     }
     await producer.flush(330_000);
@@ -140,4 +147,26 @@ export async function feedPaced<L extends { readonly value: string | Buffer }>(
       `the feed could not deliver ${t.failed} of ${written} lines: ${JSON.stringify(t.firstError?.toLog())}`,
     );
   return written;
+}
+
+const QUEUE_FULL = code('_QUEUE_FULL');
+/** As long as a queued line may wait for its delivery (the feed's message timeout). */
+const QUEUE_FULL_WAIT_MS = 300_000;
+
+/**
+ * Queues one line; while the producer's local queue stays full (a broker down longer than the
+ * client's own wait on it, about 10 s, with the lines of that time queued) it keeps waiting: a soak's
+ * feed once ended there, 15 minutes in, during a broker restart that took minutes.
+ */
+async function produceWaiting(producer: ProducerPort, topic: string, value: string | Buffer): Promise<void> {
+  const deadline = Date.now() + QUEUE_FULL_WAIT_MS;
+  for (;;) {
+    try {
+      await producer.produce({ topic, key: null, value });
+      return;
+    } catch (e) {
+      if (!(e instanceof KafkaError) || e.code !== QUEUE_FULL || Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { join } from 'node:path';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { projectRoot } from '../../dev/paths.ts';
 import type { PipelineComponent } from '../../stages/index.ts';
 
@@ -44,6 +44,9 @@ export class PipelineProcesses {
   readonly #children = new Map<string, ChildProcess>();
   readonly #specs = new Map<string, ProcessSpec>();
   readonly #log: WriteStream;
+  /** Each process's own log (`logs/<label>.log` beside the common one), over all its restarts. */
+  readonly #own = new Map<string, WriteStream>();
+  readonly #ownDir: string;
   /** Exits nobody asked for (code, signal), by label: a stage that died by itself. */
   readonly unexpectedExits: { label: string; code: number | null; signal: string | null; at: number }[] = [];
   readonly #expected = new Set<ChildProcess>();
@@ -57,6 +60,18 @@ export class PipelineProcesses {
     this.#log = createWriteStream(logFile, { flags: 'a' });
     // The log is a diagnostic: a full disk must not end the verification.
     this.#log.on('error', () => undefined);
+    this.#ownDir = join(dirname(logFile), 'logs');
+  }
+
+  #ownLog(label: string): WriteStream {
+    let log = this.#own.get(label);
+    if (log === undefined) {
+      mkdirSync(this.#ownDir, { recursive: true });
+      log = createWriteStream(join(this.#ownDir, `${label.replace(/\s+/g, '-')}.log`), { flags: 'a' });
+      log.on('error', () => undefined);
+      this.#own.set(label, log);
+    }
+    return log;
   }
 
   labels(): string[] {
@@ -87,10 +102,20 @@ export class PipelineProcesses {
     this.#children.set(label, child);
     // Written, not piped: a pipe per stream and restart piles listeners on the one log stream.
     // A child's last output may come after its exit, and after stopAll ended the log.
-    const write = (chunk: Buffer) => void (this.#log.writableEnded || this.#log.write(chunk));
+    const own = this.#ownLog(label);
+    const note = (text: string) =>
+      void (own.writableEnded || own.write(`[verify] ${new Date().toISOString()} ${text}\n`));
+    note(`started ${label} (pid ${child.pid ?? '?'})`);
+    const write = (chunk: Buffer) => {
+      if (!this.#log.writableEnded) this.#log.write(chunk);
+      if (!own.writableEnded) own.write(chunk);
+    };
     child.stdout.on('data', write);
     child.stderr.on('data', write);
     child.once('exit', (code, signal) => {
+      note(
+        `${label} exited: code ${code}, signal ${signal}${this.#expected.has(child) ? '' : ' (unexpected)'}`,
+      );
       live.delete(child);
       if (!this.#expected.has(child)) this.unexpectedExits.push({ label, code, signal, at: Date.now() });
     });
@@ -152,5 +177,6 @@ export class PipelineProcesses {
         .map((l) => this.stop(l, 'SIGTERM')),
     );
     if (!this.#log.writableEnded) this.#log.end();
+    for (const log of this.#own.values()) if (!log.writableEnded) log.end();
   }
 }

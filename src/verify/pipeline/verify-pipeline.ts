@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LocalClickHouse } from '../../dev/clickhouse-server.ts';
 import type { TrafficShape } from './feed.ts';
@@ -43,6 +43,14 @@ export async function verifyPipeline(o: PipelineVerifyOptions): Promise<Pipeline
     tcpPort: o.clickhouseTcpPort,
   });
   try {
+    // The work folder goes with the next run: each process's log of each run is kept with the report.
+    const keepLogs = (faults: boolean) => {
+      const from = join(o.workDir, faults ? 'faults' : 'baseline', 'logs');
+      if (o.reportDir !== undefined && existsSync(from))
+        cpSync(from, join(o.reportDir, 'logs', `seed-${o.seed}-${faults ? 'faults' : 'baseline'}`), {
+          recursive: true,
+        });
+    };
     const run = (faults: boolean) =>
       runPipeline({
         seed: o.seed,
@@ -56,7 +64,7 @@ export async function verifyPipeline(o: PipelineVerifyOptions): Promise<Pipeline
         baseConfig: o.baseConfig,
         inspectors: o.inspectors,
         log: o.log,
-      });
+      }).finally(() => keepLogs(faults));
     const baseline = await run(false);
     const faulted = await run(true);
     const verdict = judge(o.seed, baseline, faulted);
