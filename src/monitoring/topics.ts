@@ -1,5 +1,6 @@
 import { createAdmin, type AdminPort } from '../kafka/admin.ts';
 import { KafkaError } from '../kafka/kafka-error.ts';
+import { systemClock } from '../runtime/clock.ts';
 import { MONITORING_TOPIC_PREFIX } from './events.ts';
 import { TABLES, type TableDef } from './tables.ts';
 
@@ -84,22 +85,10 @@ export async function ensureMonitoringTopics(
         const transient = e instanceof KafkaError && (e.kind === 'transport' || e.kind === 'retriable');
         if (!transient || o.signal?.aborted === true) throw e;
         o.onWait?.(e, wait);
-        await abortableSleep(wait, o.signal);
+        await systemClock.sleep(wait, o.signal);
       }
     }
   } finally {
     admin.close();
   }
-}
-
-function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
