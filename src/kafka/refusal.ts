@@ -72,6 +72,11 @@ export interface AccessContext {
   transactionalId?: string | undefined;
   inputs: readonly string[];
   outputs: readonly string[];
+  /**
+   * What its transactions write beside the outputs (dead-letter, retry and changelog topics): a
+   * refused AddPartitionsToTxn does not say which topic, so each one is named.
+   */
+  alsoWritten?: readonly string[];
 }
 
 /** The ACL operation and resource an authorization code refused, for this worker. */
@@ -86,7 +91,7 @@ function refusedAccess(err: KafkaError, c: AccessContext): string | undefined {
     case 'TOPIC_AUTHORIZATION_FAILED': {
       if (err.record !== undefined) return `WRITE on TOPIC ${err.record.topic}`;
       return PRODUCED_OPERATIONS.has(err.operation)
-        ? `WRITE on TOPIC ${c.outputs.join(', ')}`
+        ? `WRITE on TOPIC ${[...c.outputs, ...(c.alsoWritten ?? [])].join(', ')}`
         : `READ or DESCRIBE on TOPIC ${[...c.inputs, ...c.outputs].join(', ')}`;
     }
     default:

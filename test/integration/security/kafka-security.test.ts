@@ -1,24 +1,21 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { pino } from 'pino';
 import type { KafkaSecurity } from '../../../src/config/index.ts';
 import { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
-import { requireKafkaDistribution } from '../../../src/dev/kafka-distribution.ts';
 import { createKafkaCertificates, type KafkaCertificates } from '../../../src/dev/kafka-tls.ts';
-import { findJava } from '../../../src/dev/executables.ts';
 import { defaultVarDir } from '../../../src/dev/paths.ts';
 import { useKafkaSecurity } from '../../../src/kafka/security.ts';
 import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { exited } from '../../support/spawn-worker.ts';
+import { applyAcls as applyAclsOn } from '../../support/acl/apply-acls.ts';
 import { assertExactlyOnce, createTopics, seed, testKafkaOptions } from '../../support/pipeline-harness.ts';
 import type { MonitoringAgent } from '../../../src/app/monitoring-agent.ts';
 import { agentKafkaNames } from '../../../src/app/monitoring-agent.ts';
@@ -143,50 +140,8 @@ async function aclPlan(stageModule: string, principal: string, env: Record<strin
   return stdout;
 }
 
-/**
- * ApplyAcls.java compiled once for the file: launched from source, each call compiled it anew, which
- * cost three times the CPU of the call itself (about 4 s of the 2 cores), a dozen times a run.
- */
-let aclTool: Promise<string> | undefined;
-function compiledAclTool(): Promise<string> {
-  aclTool ??= (async () => {
-    const { libsDir } = requireKafkaDistribution();
-    const out = mkdtempSync(join(tmpdir(), 'hamstring-acl-tool-'));
-    const jars = readdirSync(libsDir)
-      .filter((f) => f.endsWith('.jar'))
-      .map((f) => join(libsDir, f));
-    const source = fileURLToPath(new URL('../../support/acl/ApplyAcls.java', import.meta.url));
-    // The compiler module of the runtime itself: the source launcher needs no more than the JRE either.
-    await promisify(execFile)(
-      findJava(),
-      ['--module', 'jdk.compiler/com.sun.tools.javac.Main', '-d', out, '-cp', jars.join(':'), source],
-      { timeout: 120_000 },
-    );
-    return out;
-  })();
-  return aclTool;
-}
-
-async function applyAcls(commands: string, action: 'add' | 'remove'): Promise<void> {
-  const { libsDir } = requireKafkaDistribution();
-  const classes = await compiledAclTool();
-  await new Promise<void>((resolve, reject) => {
-    const child = execFile(
-      findJava(),
-      [
-        '-XX:TieredStopAtLevel=1',
-        '-cp',
-        `${join(libsDir, '*')}:${classes}`,
-        'ApplyAcls',
-        cluster.bootstrapServers,
-        action,
-      ],
-      { timeout: 60_000 },
-      (err) => (err ? reject(new Error(err.message)) : resolve()),
-    );
-    child.stdin?.end(commands);
-  });
-}
+const applyAcls = (commands: string, action: 'add' | 'remove') =>
+  applyAclsOn(cluster.bootstrapServers, commands, action);
 
 describe('Kafka over TLS and SASL (a cluster with SSL, SASL_SSL/SCRAM and ACLs)', () => {
   test('exactly once over SASL_SSL with a worker killed -9 mid-transaction and restarted', async () => {

@@ -56,3 +56,17 @@ test('an authorization error names the principal, the operation and the resource
   const transport = syntheticKafkaError('_TRANSPORT', 'connect');
   assert.equal(explainRefusal(transport, c), transport);
 });
+
+test('a refused transaction names every topic the worker writes in it: dead-letter, retry and changelog topics too', () => {
+  // AddPartitionsToTxn refused: the broker does not say which topic, so the message lists each one
+  // the transaction may hold; a changelog's missing WRITE must not read as the outputs' alone.
+  const c = {
+    principal: 'User:alice',
+    groupId: 'g',
+    inputs: ['in'],
+    outputs: ['out'],
+    alsoWritten: ['in.DLT', 'g-counts-changelog'],
+  };
+  const commit = explainRefusal(syntheticKafkaError('TOPIC_AUTHORIZATION_FAILED', 'commit-transaction'), c);
+  assert.match(commit.message, /^User:alice may not WRITE on TOPIC out, in\.DLT, g-counts-changelog: /);
+});
