@@ -79,6 +79,9 @@ export interface AccessContext {
   alsoWritten?: readonly string[];
 }
 
+/** librdkafka's message when the coordinator refused partitions of the transaction. */
+const ADD_PARTITIONS = /add partition\(s\) to transaction/i;
+
 /** The ACL operation and resource an authorization code refused, for this worker. */
 function refusedAccess(err: KafkaError, c: AccessContext): string | undefined {
   switch (err.codeName) {
@@ -90,7 +93,10 @@ function refusedAccess(err: KafkaError, c: AccessContext): string | undefined {
       return 'IDEMPOTENT_WRITE on CLUSTER kafka-cluster';
     case 'TOPIC_AUTHORIZATION_FAILED': {
       if (err.record !== undefined) return `WRITE on TOPIC ${err.record.topic}`;
-      return PRODUCED_OPERATIONS.has(err.operation)
+      // A refused AddPartitionsToTxn is about the topics the transaction writes, whichever call
+      // reported it (send-offsets, commit): not about reading.
+      const written = PRODUCED_OPERATIONS.has(err.operation) || ADD_PARTITIONS.test(err.message);
+      return written
         ? `WRITE on TOPIC ${[...c.outputs, ...(c.alsoWritten ?? [])].join(', ')}`
         : `READ or DESCRIBE on TOPIC ${[...c.inputs, ...c.outputs].join(', ')}`;
     }
