@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
@@ -110,6 +110,14 @@ function worker(bootstrap: string, t: { input: string; output: string; group: st
     recordErrors: { deadLetters: false },
     log,
   });
+}
+
+/** Every file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  mkdirSync(dir, { recursive: true });
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
 }
 
 /** Starts a worker and waits until it stopped by itself; returns its status and how long it took. */
@@ -391,6 +399,98 @@ describe('Kafka over TLS and SASL (a cluster with SSL, SASL_SSL/SCRAM and ACLs)'
       asAdmin();
       await command(chUrl, `DROP DATABASE IF EXISTS ${world.database}`);
     }
+  });
+
+  test('hamstring verify and hamstring run over SASL_SSL: no report, worker log or output line holds the SASL password, the key password, the ClickHouse password or the access token', async () => {
+    const secrets = {
+      sasl: ADMIN_PASSWORD,
+      key: 'Key-Passphrase-31415926',
+      clickhouse: 'Ch-Password-27182818',
+      token: 'Access-Token-1618033988',
+    };
+    const passwordFile = join(dataDir, 'secrets-admin.password');
+    writeFileSync(passwordFile, `${ADMIN_PASSWORD}\n`, { mode: 0o600 });
+    const env = {
+      ...process.env,
+      KAFKA_SECURITY_PROTOCOL: 'SASL_SSL',
+      KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512',
+      KAFKA_SASL_USERNAME: 'admin',
+      KAFKA_SASL_PASSWORD_FILE: passwordFile,
+      KAFKA_SSL_CA_FILE: certs.caCert,
+      KAFKA_SSL_KEY_PASSWORD: secrets.key,
+      CLICKHOUSE_PASSWORD: secrets.clickhouse,
+      HAMSTRING_ACCESS_TOKEN: secrets.token,
+      HAMSTRING_LOG_LEVEL: 'debug',
+    };
+    // The cheapest verify scenario, its workers logging at debug into the report directory.
+    const reportDir = join(dataDir, 'verify-report');
+    rmSync(reportDir, { recursive: true, force: true });
+    const verify = await promisify(execFile)(
+      process.execPath,
+      [
+        'bin/hamstring.js',
+        'verify',
+        '--bootstrap',
+        cluster.saslSslBootstrap,
+        '--scenario',
+        'abort-hook',
+      ].concat(['--records', '300', '--workers', '1', '--report-dir', reportDir]),
+      { env, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 },
+    );
+    const files = filesUnder(reportDir);
+    assert.ok(
+      files.some((f) => f.endsWith('summary.md')),
+      files.join(' '),
+    );
+    assert.ok(
+      files.some((f) => f.includes(`${join(reportDir, 'logs')}/`)),
+      `worker logs: ${files.join(' ')}`,
+    );
+
+    // `hamstring run` with the security in config.yaml: its start-up and first transactions.
+    const t = await prepare('runlog', 50);
+    const stageModule = join(dataDir, 'runlog-stage.ts');
+    writeFileSync(
+      stageModule,
+      `export const stage = { name: '${t.group}', inputTopics: ['${t.input}'], outputTopics: ['${t.output}'],\n` +
+        `  process: (records) => ({ outputs: records.map((r) => ({ topic: '${t.output}', key: r.key, value: r.value })) }) };\n`,
+    );
+    const configFile = join(dataDir, 'runlog-config.yaml');
+    writeFileSync(
+      configFile,
+      readFileSync('config.yaml', 'utf8').replace(
+        /^environment:\n/m,
+        `environment:\n  kafka_bootstrap_servers: ${cluster.saslSslBootstrap}\n` +
+          `  kafka_security:\n    protocol: SASL_SSL\n    ca_file: ${certs.caCert}\n` +
+          `    sasl: { mechanism: SCRAM-SHA-512, username: admin, password_file: ${passwordFile} }\n`,
+      ),
+    );
+    const runEnv = Object.fromEntries(
+      Object.entries(env).filter(([k]) => !k.startsWith('KAFKA_SASL') && k !== 'KAFKA_SECURITY_PROTOCOL'),
+    );
+    const run = spawn(process.execPath, ['bin/hamstring.js', 'run', stageModule, '--config', configFile], {
+      env: runEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(run);
+    const runLines: string[] = [];
+    createInterface({ input: run.stdout }).on('line', (l) => runLines.push(l));
+    createInterface({ input: run.stderr }).on('line', (l) => runLines.push(l));
+    asAdmin();
+    await assertExactlyOnce(cluster.saslSslBootstrap, { ...t, expected: 50 });
+    run.kill('SIGTERM');
+    await exited(run);
+
+    const texts = [
+      ...files.map((f) => ({ where: f, text: readFileSync(f, 'utf8') })),
+      { where: 'verify stdout', text: verify.stdout },
+      { where: 'verify stderr', text: verify.stderr },
+      { where: 'hamstring run output', text: runLines.join('\n') },
+    ];
+    assert.ok(runLines.length > 5 && verify.stdout.length + verify.stderr.length > 0, 'output was captured');
+    for (const [name, secret] of Object.entries(secrets))
+      for (const { where, text } of texts)
+        assert.equal(text.includes(secret), false, `the ${name} secret in ${where}`);
   });
 
   test('no log line of this file carries a password', () => {
