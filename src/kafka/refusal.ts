@@ -72,7 +72,15 @@ export interface AccessContext {
   transactionalId?: string | undefined;
   inputs: readonly string[];
   outputs: readonly string[];
+  /**
+   * What its transactions write beside the outputs (dead-letter, retry and changelog topics): a
+   * refused AddPartitionsToTxn does not say which topic, so each one is named.
+   */
+  alsoWritten?: readonly string[];
 }
+
+/** librdkafka's message when the coordinator refused partitions of the transaction. */
+const ADD_PARTITIONS = /add partition\(s\) to transaction/i;
 
 /** The ACL operation and resource an authorization code refused, for this worker. */
 function refusedAccess(err: KafkaError, c: AccessContext): string | undefined {
@@ -85,8 +93,11 @@ function refusedAccess(err: KafkaError, c: AccessContext): string | undefined {
       return 'IDEMPOTENT_WRITE on CLUSTER kafka-cluster';
     case 'TOPIC_AUTHORIZATION_FAILED': {
       if (err.record !== undefined) return `WRITE on TOPIC ${err.record.topic}`;
-      return PRODUCED_OPERATIONS.has(err.operation)
-        ? `WRITE on TOPIC ${c.outputs.join(', ')}`
+      // A refused AddPartitionsToTxn is about the topics the transaction writes, whichever call
+      // reported it (send-offsets, commit): not about reading.
+      const written = PRODUCED_OPERATIONS.has(err.operation) || ADD_PARTITIONS.test(err.message);
+      return written
+        ? `WRITE on TOPIC ${[...c.outputs, ...(c.alsoWritten ?? [])].join(', ')}`
         : `READ or DESCRIBE on TOPIC ${[...c.inputs, ...c.outputs].join(', ')}`;
     }
     default:

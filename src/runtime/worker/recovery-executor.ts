@@ -11,17 +11,30 @@ import {
   type RecoverySituation,
   type RecoveryStep,
 } from '../recovery-plan.ts';
+import { retryTopicsOf } from '../record-errors/retry-topics.ts';
+import { changelogTopic } from '../state/changelog-topics.ts';
 import { RepeatedErrors } from './repeated-errors.ts';
 import { StaleBatch, errorText, fail, observe, type WorkerContext } from './worker-context.ts';
 import type { AbortReason } from '../worker-options.ts';
 
 const FATAL_WINDOW_MS = 60_000;
 
+/** The topics a worker's transactions write beside its outputs: dead letters, retry hops, changelogs. */
+function transactionTopics(ctx: Pick<RecoveryExecutorContext, 'stage' | 'policy' | 'groupId'>): string[] {
+  const { stage, policy } = ctx;
+  const retries = policy.retryTopics ? retryTopicsOf(stage.inputTopics, policy.retryTopics) : [];
+  const deadLetters =
+    policy.deadLetters === false ? [] : stage.inputTopics.map((t) => policy.deadLetterTopic(t));
+  const changelogs = Object.keys(stage.stores ?? {}).map((store) => changelogTopic(ctx.groupId, store));
+  return [...new Set([...deadLetters, ...retries, ...changelogs])];
+}
+
 /** What the recovery reads of the worker and the owners it changes (lifecycle, transaction). */
 export type RecoveryExecutorContext = Pick<
   WorkerContext,
   | 'o'
   | 'stage'
+  | 'policy'
   | 'groupId'
   | 'clock'
   | 'log'
@@ -68,6 +81,7 @@ export class RecoveryExecutor {
           : undefined,
       inputs: ctx.stage.inputTopics,
       outputs: ctx.stage.outputTopics === 'any' ? [] : ctx.stage.outputTopics,
+      alsoWritten: transactionTopics(ctx),
     });
     const rc: RecoveryContext = {
       situation,

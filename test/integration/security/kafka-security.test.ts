@@ -1,24 +1,21 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { pino } from 'pino';
 import type { KafkaSecurity } from '../../../src/config/index.ts';
 import { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
-import { requireKafkaDistribution } from '../../../src/dev/kafka-distribution.ts';
 import { createKafkaCertificates, type KafkaCertificates } from '../../../src/dev/kafka-tls.ts';
-import { findJava } from '../../../src/dev/executables.ts';
 import { defaultVarDir } from '../../../src/dev/paths.ts';
 import { useKafkaSecurity } from '../../../src/kafka/security.ts';
 import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { exited } from '../../support/spawn-worker.ts';
+import { applyAcls as applyAclsOn } from '../../support/acl/apply-acls.ts';
 import { assertExactlyOnce, createTopics, seed, testKafkaOptions } from '../../support/pipeline-harness.ts';
 import type { MonitoringAgent } from '../../../src/app/monitoring-agent.ts';
 import { agentKafkaNames } from '../../../src/app/monitoring-agent.ts';
@@ -115,6 +112,14 @@ function worker(bootstrap: string, t: { input: string; output: string; group: st
   });
 }
 
+/** Every file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  mkdirSync(dir, { recursive: true });
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}
+
 /** Starts a worker and waits until it stopped by itself; returns its status and how long it took. */
 async function runUntilStopped(w: TransactionalWorker, limitMs: number) {
   const began = Date.now();
@@ -143,50 +148,8 @@ async function aclPlan(stageModule: string, principal: string, env: Record<strin
   return stdout;
 }
 
-/**
- * ApplyAcls.java compiled once for the file: launched from source, each call compiled it anew, which
- * cost three times the CPU of the call itself (about 4 s of the 2 cores), a dozen times a run.
- */
-let aclTool: Promise<string> | undefined;
-function compiledAclTool(): Promise<string> {
-  aclTool ??= (async () => {
-    const { libsDir } = requireKafkaDistribution();
-    const out = mkdtempSync(join(tmpdir(), 'hamstring-acl-tool-'));
-    const jars = readdirSync(libsDir)
-      .filter((f) => f.endsWith('.jar'))
-      .map((f) => join(libsDir, f));
-    const source = fileURLToPath(new URL('../../support/acl/ApplyAcls.java', import.meta.url));
-    // The compiler module of the runtime itself: the source launcher needs no more than the JRE either.
-    await promisify(execFile)(
-      findJava(),
-      ['--module', 'jdk.compiler/com.sun.tools.javac.Main', '-d', out, '-cp', jars.join(':'), source],
-      { timeout: 120_000 },
-    );
-    return out;
-  })();
-  return aclTool;
-}
-
-async function applyAcls(commands: string, action: 'add' | 'remove'): Promise<void> {
-  const { libsDir } = requireKafkaDistribution();
-  const classes = await compiledAclTool();
-  await new Promise<void>((resolve, reject) => {
-    const child = execFile(
-      findJava(),
-      [
-        '-XX:TieredStopAtLevel=1',
-        '-cp',
-        `${join(libsDir, '*')}:${classes}`,
-        'ApplyAcls',
-        cluster.bootstrapServers,
-        action,
-      ],
-      { timeout: 60_000 },
-      (err) => (err ? reject(new Error(err.message)) : resolve()),
-    );
-    child.stdin?.end(commands);
-  });
-}
+const applyAcls = (commands: string, action: 'add' | 'remove') =>
+  applyAclsOn(cluster.bootstrapServers, commands, action);
 
 describe('Kafka over TLS and SASL (a cluster with SSL, SASL_SSL/SCRAM and ACLs)', () => {
   test('exactly once over SASL_SSL with a worker killed -9 mid-transaction and restarted', async () => {
@@ -436,6 +399,98 @@ describe('Kafka over TLS and SASL (a cluster with SSL, SASL_SSL/SCRAM and ACLs)'
       asAdmin();
       await command(chUrl, `DROP DATABASE IF EXISTS ${world.database}`);
     }
+  });
+
+  test('hamstring verify and hamstring run over SASL_SSL: no report, worker log or output line holds the SASL password, the key password, the ClickHouse password or the access token', async () => {
+    const secrets = {
+      sasl: ADMIN_PASSWORD,
+      key: 'Key-Passphrase-31415926',
+      clickhouse: 'Ch-Password-27182818',
+      token: 'Access-Token-1618033988',
+    };
+    const passwordFile = join(dataDir, 'secrets-admin.password');
+    writeFileSync(passwordFile, `${ADMIN_PASSWORD}\n`, { mode: 0o600 });
+    const env = {
+      ...process.env,
+      KAFKA_SECURITY_PROTOCOL: 'SASL_SSL',
+      KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512',
+      KAFKA_SASL_USERNAME: 'admin',
+      KAFKA_SASL_PASSWORD_FILE: passwordFile,
+      KAFKA_SSL_CA_FILE: certs.caCert,
+      KAFKA_SSL_KEY_PASSWORD: secrets.key,
+      CLICKHOUSE_PASSWORD: secrets.clickhouse,
+      HAMSTRING_ACCESS_TOKEN: secrets.token,
+      HAMSTRING_LOG_LEVEL: 'debug',
+    };
+    // The cheapest verify scenario, its workers logging at debug into the report directory.
+    const reportDir = join(dataDir, 'verify-report');
+    rmSync(reportDir, { recursive: true, force: true });
+    const verify = await promisify(execFile)(
+      process.execPath,
+      [
+        'bin/hamstring.js',
+        'verify',
+        '--bootstrap',
+        cluster.saslSslBootstrap,
+        '--scenario',
+        'abort-hook',
+      ].concat(['--records', '300', '--workers', '1', '--report-dir', reportDir]),
+      { env, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 },
+    );
+    const files = filesUnder(reportDir);
+    assert.ok(
+      files.some((f) => f.endsWith('summary.md')),
+      files.join(' '),
+    );
+    assert.ok(
+      files.some((f) => f.includes(`${join(reportDir, 'logs')}/`)),
+      `worker logs: ${files.join(' ')}`,
+    );
+
+    // `hamstring run` with the security in config.yaml: its start-up and first transactions.
+    const t = await prepare('runlog', 50);
+    const stageModule = join(dataDir, 'runlog-stage.ts');
+    writeFileSync(
+      stageModule,
+      `export const stage = { name: '${t.group}', inputTopics: ['${t.input}'], outputTopics: ['${t.output}'],\n` +
+        `  process: (records) => ({ outputs: records.map((r) => ({ topic: '${t.output}', key: r.key, value: r.value })) }) };\n`,
+    );
+    const configFile = join(dataDir, 'runlog-config.yaml');
+    writeFileSync(
+      configFile,
+      readFileSync('config.yaml', 'utf8').replace(
+        /^environment:\n/m,
+        `environment:\n  kafka_bootstrap_servers: ${cluster.saslSslBootstrap}\n` +
+          `  kafka_security:\n    protocol: SASL_SSL\n    ca_file: ${certs.caCert}\n` +
+          `    sasl: { mechanism: SCRAM-SHA-512, username: admin, password_file: ${passwordFile} }\n`,
+      ),
+    );
+    const runEnv = Object.fromEntries(
+      Object.entries(env).filter(([k]) => !k.startsWith('KAFKA_SASL') && k !== 'KAFKA_SECURITY_PROTOCOL'),
+    );
+    const run = spawn(process.execPath, ['bin/hamstring.js', 'run', stageModule, '--config', configFile], {
+      env: runEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(run);
+    const runLines: string[] = [];
+    createInterface({ input: run.stdout }).on('line', (l) => runLines.push(l));
+    createInterface({ input: run.stderr }).on('line', (l) => runLines.push(l));
+    asAdmin();
+    await assertExactlyOnce(cluster.saslSslBootstrap, { ...t, expected: 50 });
+    run.kill('SIGTERM');
+    await exited(run);
+
+    const texts = [
+      ...files.map((f) => ({ where: f, text: readFileSync(f, 'utf8') })),
+      { where: 'verify stdout', text: verify.stdout },
+      { where: 'verify stderr', text: verify.stderr },
+      { where: 'hamstring run output', text: runLines.join('\n') },
+    ];
+    assert.ok(runLines.length > 5 && verify.stdout.length + verify.stderr.length > 0, 'output was captured');
+    for (const [name, secret] of Object.entries(secrets))
+      for (const { where, text } of texts)
+        assert.equal(text.includes(secret), false, `the ${name} secret in ${where}`);
   });
 
   test('no log line of this file carries a password', () => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
-import { syntheticKafkaError } from '../../../src/kafka/classify.ts';
+import { classifyKafkaError, syntheticKafkaError } from '../../../src/kafka/classify.ts';
+import { code } from '../../../src/kafka/error-codes.ts';
 import { credentialFailureOf, explainRefusal, watchCredentials } from '../../../src/kafka/refusal.ts';
 
 // librdkafka 2.15's own lines, as the secured test cluster produced them.
@@ -55,4 +56,31 @@ test('an authorization error names the principal, the operation and the resource
   assert.equal(group.kind, 'authorization');
   const transport = syntheticKafkaError('_TRANSPORT', 'connect');
   assert.equal(explainRefusal(transport, c), transport);
+});
+
+test('a refused transaction names every topic the worker writes in it: dead-letter, retry and changelog topics too', () => {
+  // AddPartitionsToTxn refused: the broker does not say which topic, so the message lists each one
+  // the transaction may hold; a changelog's missing WRITE must not read as the outputs' alone.
+  const c = {
+    principal: 'User:alice',
+    groupId: 'g',
+    inputs: ['in'],
+    outputs: ['out'],
+    alsoWritten: ['in.DLT', 'g-counts-changelog'],
+  };
+  const commit = explainRefusal(syntheticKafkaError('TOPIC_AUTHORIZATION_FAILED', 'commit-transaction'), c);
+  assert.match(commit.message, /^User:alice may not WRITE on TOPIC out, in\.DLT, g-counts-changelog: /);
+  // The same refusal reported by the offsets' call: still the written topics, not READ on the inputs.
+  const offsets = explainRefusal(
+    classifyKafkaError(
+      {
+        code: code('TOPIC_AUTHORIZATION_FAILED'),
+        message:
+          'Failed to add partition(s) to transaction on broker TxnCoordinator/1: Broker: Topic authorization failed',
+      },
+      'send-offsets',
+    ),
+    c,
+  );
+  assert.match(offsets.message, /^User:alice may not WRITE on TOPIC out, in\.DLT, g-counts-changelog: /);
 });
