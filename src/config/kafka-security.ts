@@ -1,3 +1,4 @@
+import { registerSecret } from '../errors/secrets.ts';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, formatPath, makeIssue, type ConfigIssue } from './errors.ts';
@@ -142,6 +143,9 @@ export function resolveKafkaSecurity(
     (section.key_password_file === undefined
       ? undefined
       : readSecret(section.key_password_file, [...SECTION, 'key_password_file'], source));
+  // Registered where they are read, as every other secret is: a client error that echoes its
+  // configuration must not carry them into a log line.
+  registerSecret(keyPassword);
   if (keyPassword !== undefined) out.keyPassword = keyPassword;
   if (section.sasl !== undefined) {
     const passwordPath = [...SECTION, 'sasl', 'password_file'];
@@ -159,6 +163,7 @@ export function resolveKafkaSecurity(
         }),
       ]);
     }
+    registerSecret(password);
     out.sasl = { mechanism: section.sasl.mechanism, username: section.sasl.username, password };
   }
   return out;

@@ -9,6 +9,7 @@ import {
   loadConfig,
   resolveKafkaSecurity,
 } from '../../../src/config/index.ts';
+import { clearSecrets, scrubSecrets } from '../../../src/errors/secrets.ts';
 import { securityProperties } from '../../../src/kafka/security.ts';
 import { shippedConfigText } from './helpers.ts';
 
@@ -140,4 +141,24 @@ test('a process without config.yaml takes its settings from the environment, err
 
 test('the shipped config.yaml and examples put no password inline', () => {
   assert.doesNotMatch(shippedConfigText(), /^\s*(sasl_)?password\s*:/m);
+});
+
+test('the SASL and key passwords are scrubbed from any text once read, as every other secret is', () => {
+  clearSecrets();
+  const config = load(
+    [
+      '    protocol: SASL_SSL',
+      '    certificate_file: /etc/kafka/client.pem',
+      '    key_file: /etc/kafka/client.key',
+      '    sasl:',
+      '      mechanism: SCRAM-SHA-512',
+      '      username: hamstring',
+      `      password_file: ${passwordFile}`,
+      '',
+    ].join('\n'),
+  );
+  resolveKafkaSecurity(config.environment.kafka_security, { KAFKA_SSL_KEY_PASSWORD: 'key-pass-42' });
+  const echoed = scrubSecrets("sasl.password=from-the-file ssl.key.password='key-pass-42'");
+  assert.equal(echoed.includes('from-the-file') || echoed.includes('key-pass-42'), false, echoed);
+  clearSecrets();
 });
