@@ -35,6 +35,9 @@ export const LANES: Readonly<Record<string, Lane>> = {
   'test/integration/monitoring/agent-recovery.test.ts': 'shared',
   // Stops a ClickHouse of its own (password users, HTTPS); Kafka under names of its own.
   'test/integration/monitoring/clickhouse-auth.test.ts': 'shared',
+  // The shipped stages' names, but on a SASL cluster of its own; the run-wide ClickHouse under a
+  // database of its own.
+  'test/integration/security/pipeline-acls.test.ts': 'shared',
   // The shipped pipeline's fixed names; resetBroker() first.
   'test/integration/pipeline/collector-batch-bound.test.ts': 'pipeline',
   'test/integration/pipeline/collector-kill.test.ts': 'pipeline',
@@ -101,6 +104,7 @@ export const HEAVY: ReadonlySet<string> = new Set([
   'test/integration/record-errors/redelivery.test.ts',
   'test/integration/runtime/broker-down-readiness.test.ts',
   'test/integration/security/kafka-security.test.ts',
+  'test/integration/security/pipeline-acls.test.ts',
   'test/integration/sensors/resolver-demo.test.ts',
   'test/integration/state/exactly-once-state.test.ts',
   'test/integration/verify/network-cut.test.ts',
