@@ -26,6 +26,8 @@ export interface GroupState {
   /** Stable, PreparingRebalance, CompletingRebalance, Empty, Dead, Unknown. */
   state: string;
   members: GroupMember[];
+  /** Node id of the broker coordinating the group, when the description names one. */
+  coordinator?: number;
 }
 
 /** Cluster administration the runtime, the CLI and tests need. */
@@ -105,6 +107,7 @@ export function createAdmin(bootstrapServers: string, clientId = 'hamstring-admi
       return {
         groupId,
         state: STATES[g.state] ?? 'Unknown',
+        ...(typeof g.coordinator?.id === 'number' ? { coordinator: g.coordinator.id } : {}),
         members: g.members.map((m) => ({
           memberId: m.memberId,
           clientId: m.clientId,

@@ -24,6 +24,8 @@ export interface GroupSnapshot {
   readonly owners: ReadonlyMap<string, string>;
   /** Members per machine. */
   readonly members: ReadonlyMap<string, number>;
+  /** Node id of the group's coordinator (a machine's index in the simulated cluster). */
+  readonly coordinator: number | undefined;
 }
 
 /** The machine of a member, from its client id; undefined when it names none. */
@@ -42,7 +44,14 @@ export async function describeOwners(admin: AdminPort, g: WatchedGroup): Promise
     members.set(machine, (members.get(machine) ?? 0) + 1);
     for (const p of m.partitions) if (topics.has(p.topic)) owners.set(`${p.topic}:${p.partition}`, machine);
   }
-  return { atMs: Date.now(), group: g.group, state: state.state, owners, members };
+  return {
+    atMs: Date.now(),
+    group: g.group,
+    state: state.state,
+    owners,
+    members,
+    coordinator: state.coordinator,
+  };
 }
 
 /** {@link describeOwners}, undefined when it fails. */
@@ -99,6 +108,12 @@ export class AssignmentWatch {
   async stop(): Promise<void> {
     this.#running = false;
     await this.#done;
+  }
+
+  /** The coordinator of `group` by its last description before `atMs` that names one. */
+  coordinatorAt(group: string, atMs: number): number | undefined {
+    return this.snapshots.findLast((s) => s.group === group && s.atMs < atMs && s.coordinator !== undefined)
+      ?.coordinator;
   }
 
   /** The latest snapshot of `group`. */

@@ -39,6 +39,12 @@ export interface GroupMove {
   readonly offMs: number | undefined;
   /** From the reconnect until the machine held a partition again; undefined: never. */
   readonly backMs: number | undefined;
+  /**
+   * The group's coordinator was the lost machine's broker: the group has none until the controller
+   * fences that broker (broker.session.timeout.ms) and another takes its offsets partition, so its
+   * members cannot rebalance before, whatever their own session timeout.
+   */
+  readonly coordinatorLost: boolean;
   /** The group's last description (assignments.ts `describe`). */
   readonly last: string;
 }
@@ -138,6 +144,7 @@ export async function runMachineLoss(o: MachineLossOptions): Promise<MachineLoss
         partitions: watch?.partitions.get(g.group) ?? 0,
         offMs: off === undefined ? undefined : off - cutAt,
         backMs: back === undefined ? undefined : back - backAt,
+        coordinatorLost: watch?.coordinatorAt(g.group, cutAt) === machine.index,
         last: watch?.describe(g.group) ?? '',
       };
     });
@@ -184,7 +191,8 @@ export function machineLossText(r: MachineLossReport): string {
     `machine loss: ${r.lost} cut off for ${r.cutForMs / 1000} s; run ${(r.durationMs / 1000).toFixed(0)} s; ${r.problems.length === 0 ? 'passed' : 'FAILED'}`,
     ...r.moves.map(
       (m) =>
-        `  ${m.label} (${m.partitions} partitions): moved to survivors ${s(m.offMs)} after the cut, back ${s(m.backMs)} after the return (last: ${m.last})`,
+        `  ${m.label} (${m.partitions} partitions): moved to survivors ${s(m.offMs)} after the cut` +
+        `${m.coordinatorLost ? ` (its coordinator was on ${r.lost})` : ''}, back ${s(m.backMs)} after the return (last: ${m.last})`,
     ),
     ...missingByTable(a),
     `  ${r.lines} lines (${r.invalidLines} invalid): ${Object.entries(a.fates)
@@ -222,6 +230,7 @@ function assignmentLog(watch: AssignmentWatch, cutAt: number, backAt: number): s
         sinceBack: (s.atMs - backAt) / 1000,
         group: s.group,
         state: s.state,
+        coordinator: s.coordinator,
         held: Object.fromEntries(held),
         members: Object.fromEntries(s.members),
       });

@@ -30,14 +30,19 @@ const member = (machine: string, partitions: number[]) => ({
   partitions: partitions.map((partition) => ({ topic: 't', partition })),
 });
 
-test('partitions count as moved off a machine only once a stable group has them all elsewhere, and back once it holds one again', async () => {
+test('partitions count as moved off a machine only once a stable group has them all elsewhere, and back once it holds one again; each description keeps its coordinator', async () => {
   const group = 'g';
   const states: (GroupState | Error)[] = [
-    { groupId: group, state: 'Stable', members: [member('m1', [0, 1]), member('m2', [2, 3])] },
+    {
+      groupId: group,
+      state: 'Stable',
+      coordinator: 2,
+      members: [member('m1', [0, 1]), member('m2', [2, 3])],
+    },
     new Error('coordinator moving'),
     // Rebalancing: the old assignment is still listed; not yet moved.
     { groupId: group, state: 'PreparingRebalance', members: [member('m1', [0, 1])] },
-    { groupId: group, state: 'Stable', members: [member('m1', [0, 1, 2, 3])] },
+    { groupId: group, state: 'Stable', coordinator: 1, members: [member('m1', [0, 1, 2, 3])] },
     { groupId: group, state: 'Stable', members: [member('m1', [0, 1]), member('m2', [2, 3])] },
   ];
   // One script whichever admin asks: the watch replaces its admin after a failure.
@@ -62,6 +67,8 @@ test('partitions count as moved off a machine only once a stable group has them 
   assert.deepEqual([...(offSnapshot?.owners.values() ?? [])], ['m1', 'm1', 'm1', 'm1']);
   const back = watch.movedBackAt(group, 'm2', off + 1);
   assert.ok(back !== undefined && back > off, 'back after it moved off');
+  assert.equal(watch.coordinatorAt(group, off), 2, 'the coordinator before the move');
+  assert.equal(watch.coordinatorAt(group, off + 1), 1, 'the one that took the group over');
   assert.equal(watch.failures.get(group), 1);
   assert.equal(admins, 2, 'a new admin after the failed description');
   assert.deepEqual(
