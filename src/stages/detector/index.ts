@@ -12,7 +12,7 @@ export { createDomainator } from './domainator/domainator.ts';
 export { DGA_SCORE_TASK_MODULE } from './score-task.ts';
 export { ModelChecksumError } from './model/model-file.ts';
 export { detectorTopics } from './topics.ts';
-export { alertId, median } from './alerts.ts';
+export { alertId, median, ownLines } from './alerts.ts';
 
 export interface DetectorStageOptions {
   /** DGA scoring off the event loop: a pool made with `DGA_SCORE_TASK_MODULE`. */

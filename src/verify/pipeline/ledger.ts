@@ -5,7 +5,7 @@
  * record (so each record the logserver forwarded is one logline_id, and the record's mark names the line).
  */
 import { DETECTOR_STAGE } from '../../stages/detector/index.ts';
-import { INSPECTOR_STAGE, PREFILTER_STAGE, stableId, type Batch, type LogLine } from '../../stages/index.ts';
+import { INSPECTOR_STAGE, PREFILTER_STAGE, stableId } from '../../stages/index.ts';
 import type { CollectorLayout, PathLayout, PipelineLayout } from './layout.ts';
 import {
   positionKey,
@@ -71,12 +71,6 @@ export interface Ledger {
   readonly unmarked: readonly LineRecord[];
   readonly collectors: readonly CollectorLedger[];
   readonly paths: readonly PathLedger[];
-}
-
-/** The lines of a batch that are its own: not context carried over from the previous batch. */
-export function ownLines(batch: Batch): LogLine[] {
-  const context = new Set(batch.context_logline_ids ?? []);
-  return batch.data.filter((line) => !context.has(line.logline_id));
 }
 
 /** The timer's source topic of an inspector's rows (bins closed for a quiet subnet). */
@@ -165,9 +159,9 @@ function pathLedger(
   const own = (records: readonly BatchRecord[], name: (r: BatchRecord) => string) => {
     const map = new Map<number, string[]>();
     for (const r of records)
-      for (const line of ownLines(r.batch)) {
-        const id = collector.lineOf.get(line.logline_id);
-        if (id === undefined) foreign.add(line.logline_id);
+      for (const lineId of r.batch.ownLineIds) {
+        const id = collector.lineOf.get(lineId);
+        if (id === undefined) foreign.add(lineId);
         else {
           const list = map.get(id);
           if (list) list.push(name(r));

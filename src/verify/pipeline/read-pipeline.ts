@@ -29,7 +29,18 @@ import {
 } from './records.ts';
 
 /** The monitoring topics whose committed rows decide fates: rejections, filtering and the verdicts. */
-const FATE_TABLES: readonly TableName[] = ['failed_loglines', 'logline_timestamps'];
+const FATE_TABLES = ['failed_loglines', 'logline_timestamps'] as const satisfies readonly TableName[];
+
+/**
+ * The columns of the fate rows that the accounting (ledger.ts) and the hostile report read; the
+ * rest is dropped as the rows arrive. A million-line run commits several timestamp rows per line and
+ * stage: whole rows outgrew a 4 GB heap. Of the repeated values (`SHARED`) one string is kept.
+ */
+const FATE_COLUMNS: Readonly<Record<(typeof FATE_TABLES)[number], readonly string[]>> = {
+  failed_loglines: ['src_topic', 'src_partition', 'src_offset', 'message_text', 'reason_for_failure'],
+  logline_timestamps: ['src_topic', 'src_partition', 'src_offset', 'logline_id', 'stage', 'status'],
+};
+const SHARED = new Set(['src_topic', 'stage', 'status']);
 
 /** A topic did not reach its end in time, or a monitoring record was not rows: the read cannot be judged. */
 export class PipelineReadError extends HamstringError {
@@ -45,8 +56,12 @@ export interface ReadPipelineOptions {
   readonly clickhouse?: boolean;
   /** Default `clickhouse_`. */
   readonly monitoringTopicPrefix?: string;
-  /** Bounds the whole Kafka read (a partition ending in an open transaction never reaches its end). Default 120 s. */
-  readonly timeoutMs?: number;
+  /**
+   * How long the Kafka read may go without a record before it gives up (a partition ending in an
+   * open transaction never reaches its end). Default 120 s. A stall, not a total: a million-line
+   * run's topics take minutes to read and are never stuck.
+   */
+  readonly stallMs?: number;
   readonly clientId?: string;
 }
 
@@ -66,12 +81,26 @@ export async function readPipeline(o: ReadPipelineOptions): Promise<PipelineRead
     undecodable: [] as Undecodable[],
   };
   const committed = new Map<TableName, MonitoringRow[]>(FATE_TABLES.map((t) => [t, []]));
+  const strings = new Map<unknown, unknown>();
+  const slim = (table: (typeof FATE_TABLES)[number], row: MonitoringRow): MonitoringRow => {
+    const kept: Record<string, unknown> = {};
+    for (const column of FATE_COLUMNS[table]) {
+      const v = row[column];
+      if (!SHARED.has(column)) kept[column] = v;
+      else {
+        if (!strings.has(v)) strings.set(v, v);
+        kept[column] = strings.get(v);
+      }
+    }
+    return kept;
+  };
   await readTopics(o, [...kinds.keys()], (r) => {
     const kind = kinds.get(r.topic);
     const table = rowTables.get(r.topic);
     if (kind === 'rows' && table !== undefined) {
       const rows = monitoringRowsOf(r.value);
-      if (rows) committed.get(table)?.push(...rows);
+      const kept = committed.get(table);
+      if (rows) for (const row of rows) kept?.push(slim(table, row));
       else into.undecodable.push({ ...r, error: 'not monitoring rows' });
     } else if (kind !== undefined && kind !== 'rows') decodeRecord(kind, r, r.value, into);
   });
@@ -85,13 +114,13 @@ export async function readPipeline(o: ReadPipelineOptions): Promise<PipelineRead
 
 /** Reads every partition of `topics` from its start to its high watermark, read_committed. */
 export async function readTopics(
-  o: Pick<ReadPipelineOptions, 'config' | 'clientId' | 'timeoutMs'>,
+  o: Pick<ReadPipelineOptions, 'config' | 'clientId' | 'stallMs'>,
   topics: readonly string[],
   onRecord: (r: FetchedRecord) => void,
 ): Promise<void> {
   const bootstrap = bootstrapServers(o.config);
   const clientId = o.clientId ?? 'hamstring-verify-pipeline';
-  const timeoutMs = o.timeoutMs ?? 120_000;
+  const stallMs = o.stallMs ?? 120_000;
   const admin = createAdmin(bootstrap, `${clientId}-admin`);
   const ranges: ChangelogRange[] = [];
   try {
@@ -107,16 +136,24 @@ export async function readTopics(
   }
   const reader = await openChangelogReader({ bootstrapServers: bootstrap, clientId, timeoutMs: 30_000 });
   const last = new Map<string, number>();
+  const named = new Map(topics.map((t) => [t, t]));
+  const stalled = new AbortController();
+  let progressAt = Date.now();
+  const watch = setInterval(() => {
+    if (Date.now() - progressAt > stallMs) stalled.abort(new DOMException('stalled', 'TimeoutError'));
+  }, 1_000);
   try {
     await reader.read(
       ranges,
       (records) => {
+        progressAt = Date.now();
         for (const r of records) {
           last.set(`${r.topic}[${r.partition}]`, r.offset);
-          onRecord(r);
+          // One string per topic, not one per record: the records' positions are kept by the million.
+          onRecord({ ...r, topic: named.get(r.topic) ?? r.topic });
         }
       },
-      AbortSignal.timeout(timeoutMs),
+      stalled.signal,
     );
   } catch (e) {
     if (e instanceof Error && e.name === 'TimeoutError') {
@@ -127,12 +164,13 @@ export async function readTopics(
             `${r.topic}[${r.partition}] read to ${last.get(`${r.topic}[${r.partition}]`) ?? 'nothing'} of ${r.from}..${r.until}`,
         );
       throw new PipelineReadError(
-        `the pipeline topics did not reach their high watermarks within ${timeoutMs} ms (a transaction still open?): ${short.join(', ') || 'each within a commit marker of its end'}`,
+        `the pipeline topics did not reach their high watermarks: no record for ${stallMs} ms (a transaction still open?): ${short.join(', ') || 'each within a commit marker of its end'}`,
         { cause: e },
       );
     }
     throw e;
   } finally {
+    clearInterval(watch);
     await reader.close();
   }
 }

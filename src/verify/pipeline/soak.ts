@@ -159,7 +159,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakRun> {
     await sampler;
     const { stagesBehind, agentBehind } = await settled;
     const alerts: AlertLatency[] = [];
-    await readTopics({ config, timeoutMs: 300_000 }, layoutTopics(layout).alerts, (r) => {
+    await readTopics({ config, stallMs: 300_000 }, layoutTopics(layout).alerts, (r) => {
       if (r.value === null || r.timestamp === undefined) return;
       const alert = decodeAlert(r.value);
       const newest = Math.max(...alert.result.map((w) => Date.parse(w.request.ts)));

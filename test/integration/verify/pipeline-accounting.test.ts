@@ -4,7 +4,7 @@ import { startPipeline, type RunningPipeline } from '../../../src/app/pipeline.t
 import { bootstrapServers, type HamstringConfig } from '../../../src/config/index.ts';
 import { createAdmin } from '../../../src/kafka/admin.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
-import { pipelineTopic } from '../../../src/stages/index.ts';
+import { decodeBatch, pipelineTopic } from '../../../src/stages/index.ts';
 import { generateTraffic } from '../../../src/traffic/index.ts';
 import { layoutTopics, pipelineLayout } from '../../../src/verify/pipeline/layout.ts';
 import { accountLines, type InputLine } from '../../../src/verify/pipeline/line-fates.ts';
@@ -18,6 +18,7 @@ import {
   pipelineTestConfig,
   pollUntil,
   produceLines,
+  readUntil,
   resetBroker,
 } from '../pipeline/support.ts';
 
@@ -171,10 +172,9 @@ test('a fault-free run gives every line exactly one fate, nothing twice, clean m
   // Now break what the run left: produce one consumed batch to the DGA inspector's input again,
   // delete the failed_loglines row of one rejected line, and copy one loglines row under another identity.
   const inspectorInput = pipelineTopic(config, 'prefilter_to_inspector', 'dga_inspector');
-  const again = (await readPipeline({ config, database, clickhouse: false })).records.batches.find(
-    (r) => r.topic === inspectorInput,
-  );
-  assert.ok(again, 'a batch on the inspector input');
+  const consumed = (await readUntil(bootstrap, inspectorInput, (rs) => rs.length > 0, 30_000))[0];
+  assert.ok(consumed, 'a batch on the inspector input');
+  const again = { batch: decodeBatch(consumed.value) };
   await produceLines(bootstrap, inspectorInput, [JSON.stringify(again.batch)]);
   const sql = (q: string) => clickhouseNumber(clickhouseUrl, q);
   const firstInvalid = input.find((l) => !l.valid)?.id ?? -1;
@@ -194,7 +194,7 @@ test('a fault-free run gives every line exactly one fate, nothing twice, clean m
     `INSERT INTO ${database}.loglines SELECT src_topic, src_partition, src_offset + 1000000, row_index, logline_id, subnet_id, timestamp, status, client_ip, record_type, additional_fields FROM ${database}.loglines_dedup WHERE logline_id = '${copiedLine.logline_id}'`,
   );
 
-  const broken = accountLines(input, await readPipeline({ config, database, timeoutMs: 30_000 }));
+  const broken = accountLines(input, await readPipeline({ config, database, stallMs: 30_000 }));
   assert.equal(broken.ok, false);
   assert.deepEqual(broken.batchesInspectedTwice, [again.batch.batch_id], 'the batch produced again');
   const own = new Set(

@@ -12,14 +12,19 @@ import {
 } from '../../../../src/stages/index.ts';
 import type { PipelineLayout } from '../../../../src/verify/pipeline/layout.ts';
 import type { InputLine } from '../../../../src/verify/pipeline/line-fates.ts';
-import type {
-  AlertRecord,
-  BatchRecord,
-  LineRecord,
-  MonitoringRow,
-  PipelineRead,
-  Position,
+import {
+  batchIds,
+  type AlertRecord,
+  type LineRecord,
+  type MonitoringRow,
+  type PipelineRead,
+  type Position,
 } from '../../../../src/verify/pipeline/records.ts';
+
+/** A batch record as the scenario made it: the whole batch, not only the ids the accounting reads. */
+export interface FullBatchRecord extends Position {
+  readonly batch: Batch;
+}
 
 /** One collector, one path, one alerter: the smallest pipeline with every fate. */
 export const LAYOUT: PipelineLayout = {
@@ -53,7 +58,8 @@ export const LAYOUT: PipelineLayout = {
 export class Scenario {
   readonly input: InputLine[] = [];
   readonly lines: LineRecord[] = [];
-  readonly batches: BatchRecord[] = [];
+  /** Whole batches (the scenario derives the next stage's from them); read() gives their ids. */
+  readonly batches: FullBatchRecord[] = [];
   readonly alerts: AlertRecord[] = [];
   readonly rows = new Map<TableName, MonitoringRow[]>();
   readonly #offsets = new Map<string, number>();
@@ -78,7 +84,7 @@ export class Scenario {
   }
 
   /** The collector sends a batch of `ids` (new) with `context` (carried over from its last batch). */
-  collect(ids: readonly number[], context: readonly number[] = []): BatchRecord {
+  collect(ids: readonly number[], context: readonly number[] = []): FullBatchRecord {
     const batch = this.batch('p-in', `batch-${ids.join('-')}`, ids, context);
     for (const id of ids) {
       const source = this.#source(id);
@@ -96,7 +102,7 @@ export class Scenario {
   }
 
   /** The prefilter keeps `keep` of the batch's lines and sends them on when one is its own. */
-  prefilter(input: BatchRecord, keep: readonly number[]): BatchRecord | undefined {
+  prefilter(input: FullBatchRecord, keep: readonly number[]): FullBatchRecord | undefined {
     this.row('batch_timestamps', input, this.#batchRow(input, PREFILTER_STAGE, 'in_process', 'p'));
     const context = this.#context(input);
     const own = this.#own(input);
@@ -114,10 +120,10 @@ export class Scenario {
 
   /** The inspector finishes `normal` and sends `suspicious` on as one suspicious batch. */
   inspect(
-    input: BatchRecord,
+    input: FullBatchRecord,
     normal: readonly number[],
     suspicious: readonly number[],
-  ): BatchRecord | undefined {
+  ): FullBatchRecord | undefined {
     this.row('batch_timestamps', input, this.#batchRow(input, INSPECTOR_STAGE, 'in_process', 'i'));
     for (const id of normal)
       this.emit('logline_timestamps', input, this.#stamp(id, INSPECTOR_STAGE, 'finished'));
@@ -133,7 +139,7 @@ export class Scenario {
   }
 
   /** The detector scores the suspicious batch and raises one alert for `alerted`, if any. */
-  detect(input: BatchRecord, alerted: readonly number[] = []): AlertRecord | undefined {
+  detect(input: FullBatchRecord, alerted: readonly number[] = []): AlertRecord | undefined {
     this.emit('suspicious_batch_timestamps', input, {
       suspicious_batch_id: input.batch.batch_id,
       stage: DETECTOR_STAGE,
@@ -172,7 +178,7 @@ export class Scenario {
     batchId: string,
     ids: readonly number[],
     context: readonly number[] = [],
-  ): BatchRecord {
+  ): FullBatchRecord {
     const data = [...context, ...ids].map((id) => this.logLine(id));
     const batch: Batch = {
       batch_tree_row_id: `row-${batchId}`,
@@ -190,7 +196,7 @@ export class Scenario {
   }
 
   /** The same record produced again at the next offset of its topic. */
-  again<T extends BatchRecord | AlertRecord>(record: T): T {
+  again<T extends FullBatchRecord | AlertRecord>(record: T): T {
     const copy = { ...record, ...this.#at(record.topic) };
     if ('batch' in copy) this.batches.push(copy);
     else this.alerts.push(copy);
@@ -236,7 +242,12 @@ export class Scenario {
     const all = Object.fromEntries(this.rows);
     return {
       layout: LAYOUT,
-      records: { lines: this.lines, batches: this.batches, alerts: this.alerts, undecodable: [] },
+      records: {
+        lines: this.lines,
+        batches: this.batches.map((r) => ({ ...r, batch: batchIds(r.batch) })),
+        alerts: this.alerts,
+        undecodable: [],
+      },
       committedRows: {
         failed_loglines: all.failed_loglines ?? [],
         logline_timestamps: all.logline_timestamps ?? [],
@@ -259,16 +270,21 @@ export class Scenario {
     return { logline_id: loglineId(this.#source(id)), stage, status };
   }
 
-  #batchRow(record: BatchRecord, stage: string, status: string, instance: string): Record<string, unknown> {
+  #batchRow(
+    record: FullBatchRecord,
+    stage: string,
+    status: string,
+    instance: string,
+  ): Record<string, unknown> {
     return { batch_id: record.batch.batch_id, stage, status, instance_name: instance };
   }
 
-  #own(record: BatchRecord): number[] {
+  #own(record: FullBatchRecord): number[] {
     const context = new Set(record.batch.context_logline_ids ?? []);
     return record.batch.data.filter((l) => !context.has(l.logline_id)).map((l) => Number(l.verify_line));
   }
 
-  #context(record: BatchRecord): number[] {
+  #context(record: FullBatchRecord): number[] {
     const context = new Set(record.batch.context_logline_ids ?? []);
     return record.batch.data.filter((l) => context.has(l.logline_id)).map((l) => Number(l.verify_line));
   }
