@@ -15,6 +15,9 @@ import { recordErrorPolicyFromConfig } from './worker-config.ts';
  * - topics the worker creates when missing (dead-letter, retry, changelog, attempt topic with
  *   `record_errors.create_topics`): CREATE;
  * - its consumer group: READ (join, commit offsets inside the transaction);
+ * - the groups of its readers that only assign (changelog restore, delivery attempts), named
+ *   `<stage>-<instance>-...`: DESCRIBE, as a prefix. The client needs a group id even for assign()
+ *   and looks up that group's coordinator, which the broker answers only with DESCRIBE on it;
  * - its transactional ids `<stage>-<instance>`: WRITE, as a prefix, so every instance is covered.
  * IDEMPOTENT_WRITE on the cluster is implied by WRITE on a topic since Kafka 3.0 (KIP-679).
  */
@@ -65,6 +68,7 @@ export function stageAcls(config: HamstringConfig, stage: Stage, principal: stri
   }
   if (re.create_topics) for (const t of new Set(created)) add('topic', t, 'Create', 'created when missing');
   add('group', groupId, 'Read', 'consumer group');
+  add('group', `${stage.name}-`, 'Describe', 'groups of its assign-only readers (restore, attempts)', true);
   add('transactional-id', `${stage.name}-`, 'Write', 'transactional ids of its instances', true);
   return entries;
 }

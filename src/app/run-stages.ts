@@ -94,6 +94,9 @@ export async function runStages(options: RunStagesOptions): Promise<RunningStage
     ? new KafkaAttemptStore({
         bootstrapServers: bootstrapServers(config),
         topic: re.delivery_attempts_topic,
+        // Its reader's group id derives from this: under a stage's name it is among the groups that
+        // stage's ACL plan lets it describe (stageAcls), as the worker's own store's is.
+        clientId: `${stages[0]?.name ?? 'hamstring'}-${process.pid}-attempts`,
         log,
       })
     : undefined;

@@ -173,8 +173,20 @@ export function createAcknowledgedWriter(
     if (!waiter) return;
     pending.delete(id);
     slowDownWhenIdle();
-    if (err) waiter.reject(classifyKafkaError(err, 'delivery'));
-    else waiter.resolve();
+    if (!err) waiter.resolve();
+    else {
+      const e = classifyKafkaError(err, 'delivery');
+      // A refused write names this topic, not the worker's outputs (refusal.ts reads the record).
+      // Only then: a record on other kinds would attribute the failure to an input record.
+      waiter.reject(
+        e.kind === 'authorization'
+          ? e.about(
+              { topic: report.topic, partition: report.partition, index: 0, bytes: report.size },
+              `writing to topic ${report.topic}`,
+            )
+          : e,
+      );
+    }
   });
   native.on('event.error', (e) => {
     log.debug({ err: classifyKafkaError(e, 'client').toLog() }, 'kafka: attempt-log writer client error');

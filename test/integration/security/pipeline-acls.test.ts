@@ -324,13 +324,33 @@ test('the six stages and the monitoring agent, each as its own SCRAM user with e
   await feedGarbage();
   await assertExact('the pipeline under its planned ACLs');
   console.log(`pipeline under its plan: every hop exact ${Date.now() - began} ms after the start`);
+  // The readers that only assign (restore, delivery attempts) look up their group's coordinator:
+  // a plan without DESCRIBE on their groups left the attempt store warning at every fetch.
+  const underPlan = [...running.values()].flatMap((p) => p.lines).join('\n');
+  assert.doesNotMatch(underPlan, /authorization failed|AUTHORIZATION_FAILED/i, 'no refusal under the plan');
 
   const changelog = changelogTopic(
     stageOf('collector').name,
     Object.keys(stageOf('collector').stores ?? {})[0] ?? '',
   );
   const dlt = `${stageOf('prefilter').inputTopics[0] ?? ''}.DLT`;
+  const attempts = configOf().environment.record_errors.delivery_attempts_topic;
+  const detectorIds = `${stageOf('detector').name}-`;
+  const logged = stageOf('collector').inputTopics[0] ?? '';
+  const detected = stageOf('alerter').inputTopics[0] ?? '';
   const cases: { kind: string; acl: string; trigger: () => Promise<void>; named: RegExp }[] = [
+    {
+      kind: 'logserver',
+      acl: planned('logserver', `--operation Write --topic ${logged}`),
+      trigger: feed,
+      named: refused('logserver', 'WRITE', 'TOPIC', logged),
+    },
+    {
+      kind: 'alerter',
+      acl: planned('alerter', `--operation Read --topic ${detected}`),
+      trigger: feed,
+      named: refused('alerter', 'READ', 'TOPIC', detected),
+    },
     {
       kind: 'collector',
       acl: planned('collector', `--operation Write --topic ${changelog}`),
@@ -342,6 +362,20 @@ test('the six stages and the monitoring agent, each as its own SCRAM user with e
       acl: planned('prefilter', `--operation Write --topic ${dlt}`),
       trigger: feedGarbage,
       named: refused('prefilter', 'WRITE', 'TOPIC', dlt),
+    },
+    {
+      // Written outside the transaction, before each batch: the refusal must name this topic.
+      kind: 'inspector',
+      acl: planned('inspector', `--operation Write --topic ${attempts}`),
+      trigger: feed,
+      named: new RegExp(`User:inspector may not WRITE on TOPIC ${escaped(attempts)}(:|$)`, 'm'),
+    },
+    {
+      // Checked at every transaction, not only when the producer starts.
+      kind: 'detector',
+      acl: planned('detector', `--transactional-id ${detectorIds}`),
+      trigger: feed,
+      named: refused('detector', 'WRITE', 'TRANSACTIONAL_ID', detectorIds),
     },
   ];
   for (const c of cases) {

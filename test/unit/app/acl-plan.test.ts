@@ -31,6 +31,7 @@ test('acl-plan grants what the worker touches: inputs, outputs, dead letters, ch
   has('--operation Write --topic my.stage-counts-changelog');
   has('--operation Write --topic hamstring.delivery-attempts');
   has('--operation Read --group my.stage');
+  has('--operation Describe --group my.stage- --resource-pattern-type prefixed');
   has('--operation Write --transactional-id my.stage- --resource-pattern-type prefixed');
   assert.ok(lines.every((l) => l.startsWith('kafka-acls.sh --bootstrap-server k:9093 ')));
   assert.equal(new Set(lines).size, lines.length);
