@@ -61,7 +61,7 @@ export async function snapshotGroup(admin: AdminPort, g: WatchedGroup): Promise<
 
 /**
  * Samples every group every `intervalMs` until {@link stop}; {@link snapshots} keeps them all. An
- * admin client whose description of a group failed is replaced before the next round: one that
+ * admin client whose description of a group failed is replaced before the next sample: one that
  * asked a coordinator on a machine cut off went on failing for that group after the coordinator
  * moved, and after the machine came back (448 failures in a row in a machine-loss run).
  */
@@ -81,28 +81,26 @@ export class AssignmentWatch {
     readonly partitions: ReadonlyMap<string, number>,
     intervalMs = 500,
   ) {
-    this.#done = (async () => {
-      let admin = newAdmin();
-      while (this.#running) {
-        const all = await Promise.allSettled(groups.map((g) => describeOwners(admin, g)));
-        let failed = false;
-        all.forEach((s, i) => {
-          const group = groups[i]?.group ?? '';
-          if (s.status === 'fulfilled') this.snapshots.push(s.value);
-          else {
-            failed = true;
-            this.failures.set(group, (this.failures.get(group) ?? 0) + 1);
-            this.lastError.set(group, String((s.reason as Error | undefined)?.message ?? s.reason));
+    // A loop and an admin client per group: a description that waits out its timeout (a group
+    // whose coordinator was on the machine cut off) delayed every other group's next sample in one
+    // shared round, and their moves read 3 s late.
+    this.#done = Promise.all(
+      groups.map(async (g) => {
+        let admin = newAdmin();
+        while (this.#running) {
+          try {
+            this.snapshots.push(await describeOwners(admin, g));
+          } catch (e) {
+            this.failures.set(g.group, (this.failures.get(g.group) ?? 0) + 1);
+            this.lastError.set(g.group, e instanceof Error ? e.message : String(e));
+            admin.close();
+            admin = newAdmin();
           }
-        });
-        if (failed) {
-          admin.close();
-          admin = newAdmin();
+          await new Promise((r) => setTimeout(r, intervalMs));
         }
-        await new Promise((r) => setTimeout(r, intervalMs));
-      }
-      admin.close();
-    })();
+        admin.close();
+      }),
+    ).then(() => undefined);
   }
 
   async stop(): Promise<void> {
