@@ -173,10 +173,18 @@ export function createConsumer(
     committed: (partitions, timeoutMs) =>
       call<Kafka.TopicPartitionOffset[]>('committed', (cb) =>
         native.committed(partitions, timeoutMs, (err, tps) => cb(err, tps)),
-      ).then((tps) =>
+      ).then((tps) => {
+        // A partition the coordinator answered with an error (an unstable offset it gave up
+        // waiting for, say) comes back as an Error in its place, with no topic: not "no offset".
+        const failed = (tps as unknown[]).find((tp) => tp instanceof Error);
+        if (failed !== undefined) throw classifyKafkaError(failed, 'committed');
         // The binding reports "no committed offset" as undefined; keep the contract's "offset < 0".
-        tps.map(({ topic, partition, offset }) => ({ topic, partition, offset: offset ?? OFFSET_INVALID })),
-      ),
+        return tps.map(({ topic, partition, offset }) => ({
+          topic,
+          partition,
+          offset: offset ?? OFFSET_INVALID,
+        }));
+      }),
     seek: (position, timeoutMs) =>
       call<void>('seek', (cb) =>
         native.seek(

@@ -116,8 +116,11 @@ export class FakeConsumer implements ConsumerPort {
   }
   pause(): void {}
   resume(): void {}
+  /** What committed() reports instead of the topic's committed offset (a coordinator that lost it). */
+  reportedCommitted: number | undefined;
   committed(partitions: TopicPartition[]): Promise<TopicPartitionOffset[]> {
-    return Promise.resolve(partitions.map((tp) => ({ ...tp, offset: this.topic.committed })));
+    const offset = this.reportedCommitted ?? this.topic.committed;
+    return Promise.resolve(partitions.map((tp) => ({ ...tp, offset })));
   }
   seek(position: TopicPartitionOffset): Promise<void> {
     this.seeks.push(position);

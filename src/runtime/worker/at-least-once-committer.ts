@@ -7,7 +7,16 @@ import type { WorkerContext } from './worker-context.ts';
 /** What the committer reads of the worker. */
 export type AtLeastOnceContext = Pick<
   WorkerContext,
-  'o' | 'stage' | 'clock' | 'session' | 'hooks' | 'alerts' | 'metrics' | 'lifecycle' | 'progress'
+  | 'o'
+  | 'stage'
+  | 'clock'
+  | 'session'
+  | 'hooks'
+  | 'alerts'
+  | 'metrics'
+  | 'lifecycle'
+  | 'progress'
+  | 'committedFloor'
 >;
 
 /**
@@ -39,11 +48,13 @@ export class AtLeastOnceCommitter implements Committer {
       if (t.firstError) throw t.firstError;
     }
     await ctx.hooks.beforeCommit?.(info);
+    const offsets = nextOffsets(records);
     await s.retryInPlace(
       'commit-offsets',
-      () => s.consumer.commitOffsets(nextOffsets(records)),
+      () => s.consumer.commitOffsets(offsets),
       ctx.o.kafka.commitRetryTimeoutMs,
     );
+    ctx.committedFloor.record(offsets);
     recordCommit(ctx, outputs.length, t0);
     await ctx.hooks.afterCommit?.(info);
     return true;

@@ -48,6 +48,7 @@ export type RecoveryExecutorContext = Pick<
   | 'lifecycle'
   | 'txn'
   | 'inFlight'
+  | 'committedFloor'
 >;
 
 /**
@@ -282,10 +283,16 @@ export class RecoveryExecutor {
     const assigned = ctx.epochs.assigned();
     if (assigned.length === 0) return;
     s.consumer.resume(ctx.holds.flowing());
-    const committed = await s.retryInPlace('committed', () =>
+    const reported = await s.retryInPlace('committed', () =>
       s.consumer.committed(assigned, ctx.o.kafka.apiTimeoutMs),
     );
-    for (const c of committed) await s.consumer.seek(c, ctx.o.kafka.apiTimeoutMs);
+    const { positions, raised } = ctx.committedFloor.apply(reported);
+    if (raised.length > 0)
+      ctx.log.warn(
+        { event: 'rewind-floor', raised },
+        'kafka: the group reported committed offsets below those this worker committed; rewinding to its own',
+      );
+    for (const c of positions) await s.consumer.seek(c, ctx.o.kafka.apiTimeoutMs);
   }
 
   /** Aborts the open transaction (bounded); a failed abort is planned like any other failure. */

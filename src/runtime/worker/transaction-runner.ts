@@ -10,8 +10,8 @@ export interface TransactionRunnerDeps {
   readonly producer: () => Pick<ProducerPort, 'deliveredOffsets'>;
   readonly hooks: Pick<WorkerHooks, 'beforeSendOffsets' | 'beforeCommit' | 'afterCommit'>;
   readonly stores: Pick<StateBinding, 'changelogRecords' | 'committing' | 'committed'> | undefined;
-  /** Bookkeeping once a commit returned: status, metrics, alert windows. */
-  committed(produced: number, startedAt: number): void;
+  /** Bookkeeping once a commit returned: status, metrics, alert windows, the offsets it committed. */
+  committed(produced: number, startedAt: number, offsets: readonly TopicPartitionOffset[]): void;
   /** Aborts the open transaction with the recovery's bookkeeping; a failed abort is planned for there. */
   abort(reason: AbortReason): Promise<void>;
 }
@@ -100,7 +100,7 @@ export class TransactionRunner {
     d.stores?.committing();
     await d.txn.commit();
     d.stores?.committed(d.producer().deliveredOffsets());
-    d.committed(e.produced, e.startedAt);
+    d.committed(e.produced, e.startedAt, e.offsets ?? []);
     if (e.info) await d.hooks.afterCommit?.(e.info);
   }
 

@@ -28,6 +28,7 @@ import { WorkerLifecycle } from './worker-lifecycle.ts';
 import { InFlight, WorkerProgress } from './worker-progress.ts';
 import { WorkerLoop } from './worker-loop.ts';
 import { WorkerStatusReporter, type WorkerStatus } from './worker-status.ts';
+import { CommittedFloor } from '../committed-floor.ts';
 
 /**
  * Runs one stage as an exactly-once consume-process-produce loop (or at-least-once for sinks), with
@@ -139,6 +140,7 @@ export class TransactionalWorker {
       deadLetterLimit: new DeadLetterLimit(policy.deadLetterLimit),
       deliveries: new DeliveryPlanner(this.#attempts.store, groupId, policy.maxDeliveries),
       stores,
+      committedFloor: new CommittedFloor(),
       lifecycle: new WorkerLifecycle(this.log),
       txn: new Transaction(session, options.kafka.apiTimeoutMs),
       inFlight: new InFlight(),

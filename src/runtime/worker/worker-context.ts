@@ -18,6 +18,7 @@ import type { WorkerLifecycle } from './worker-lifecycle.ts';
 import type { InFlight, WorkerProgress } from './worker-progress.ts';
 import { errorText } from '../../errors/error-text.ts';
 import { HamstringError } from '../../errors/hamstring-error.ts';
+import type { CommittedFloor } from '../committed-floor.ts';
 
 export type { WorkerState } from './worker-lifecycle.ts';
 
@@ -48,6 +49,8 @@ export interface WorkerContext {
   readonly deliveries: DeliveryPlanner;
   /** State stores and timers, for a stage that declares them. */
   readonly stores: StateBinding | undefined;
+  /** The input offsets this worker committed: no rewind goes below them. */
+  readonly committedFloor: CommittedFloor;
   /** The worker's state, its stop request and failure reason. */
   readonly lifecycle: WorkerLifecycle;
   /** The Kafka transaction (exactly-once mode). */

@@ -53,7 +53,10 @@ export class WorkerLoop {
       producer: () => ctx.session.producer,
       hooks: ctx.hooks,
       stores: ctx.stores,
-      committed: (produced, startedAt) => recordCommit(ctx, produced, startedAt),
+      committed: (produced, startedAt, offsets) => {
+        ctx.committedFloor.record(offsets);
+        recordCommit(ctx, produced, startedAt);
+      },
       abort: (reason) => recovery.abort(reason),
     });
     this.#committer =

@@ -279,7 +279,11 @@ describe('Kafka over TLS and SASL (a cluster with SSL, SASL_SSL/SCRAM and ACLs)'
       return found.join('');
     };
     const cases: [string, RegExp, number][] = [
-      [line(`--operation Read --group ${t.group}`), new RegExp(`User:alice may not READ on GROUP ${t.group}\\b`), 0],
+      [
+        line(`--operation Read --group ${t.group}`),
+        new RegExp(`User:alice may not READ on GROUP ${t.group}\\b`),
+        0,
+      ],
       [
         line(`--transactional-id ${t.group}-`),
         new RegExp(`User:alice may not WRITE on TRANSACTIONAL_ID ${t.group}-0\\b`),

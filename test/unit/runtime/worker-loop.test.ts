@@ -91,6 +91,35 @@ describe('the worker loop, one step at a time on fake clients', () => {
     await worker.stop();
   });
 
+  it('a rewind never goes below the offsets this worker committed, whatever the group reports: no duplicate', async () => {
+    const { kafka, worker, recoveries } = setUp(20);
+    await worker.start({ loop: false });
+    await worker.step();
+    assert.equal(kafka.topic.committed, 10);
+    // The coordinator answers "no committed offset", which a seek reads as "from the beginning".
+    kafka.consumers[0]!.reportedCommitted = -1001;
+    kafka.producers[0]!.faults.sendOffsets = raw(code('CONCURRENT_TRANSACTIONS'), 'abortable', {
+      isTxnRequiresAbort: true,
+    });
+    await worker.step();
+    assert.deepEqual(
+      recoveries.map((r) => r.action),
+      ['rewind'],
+    );
+    assert.deepEqual(
+      kafka.consumers[0]!.seeks,
+      [{ topic: IN, partition: 0, offset: 10 }],
+      'rewound to its own commit',
+    );
+    for (let i = 0; i < 2; i += 1) await worker.step();
+    assert.equal(kafka.topic.committed, 20);
+    assert.deepEqual(
+      kafka.producers.flatMap((p) => p.committedOutputs).map((r) => String(r.value)),
+      Array.from({ length: 20 }, (_, i) => `v${i}`),
+    );
+    await worker.stop();
+  });
+
   it('a failed abort leads to a new producer, then the batch is rewound and committed', async () => {
     const { kafka, worker, recoveries } = setUp(2);
     kafka.nextProducerFaults.push({

@@ -1,0 +1,49 @@
+import { tpKey, type TopicPartition, type TopicPartitionOffset } from '../kafka/records.ts';
+
+/**
+ * The input offsets this worker committed, per partition: a floor under every rewind.
+ *
+ * A rewind seeks back to the group's committed offsets as the coordinator reports them. While a
+ * member holds a partition nobody else commits for it, and a fenced zombie cannot commit at all, so
+ * the group's offset is never below what this worker committed for it: an answer below that (no
+ * offset at all, read as "from the beginning") would make the worker consume, process and commit
+ * again everything it had committed, each output twice. A CI run of the state tests committed all
+ * 2,000 records of its first two transactions a second time after an abort mid-span, as if the
+ * group had reported no offsets. After a
+ * partition moves away and back the group's offset has only gone forward, so a floor from an
+ * earlier assignment is still below it, and kept.
+ */
+export class CommittedFloor {
+  readonly #floors = new Map<string, TopicPartitionOffset>();
+
+  /** The offsets of a commit that returned (next offset to read, per partition). */
+  record(offsets: readonly TopicPartitionOffset[]): void {
+    for (const o of offsets) {
+      const known = this.#floors.get(tpKey(o));
+      if (known === undefined || o.offset > known.offset) this.#floors.set(tpKey(o), { ...o });
+    }
+  }
+
+  /** The highest offset this worker committed for `tp`, if any. */
+  of(tp: TopicPartition): number | undefined {
+    return this.#floors.get(tpKey(tp))?.offset;
+  }
+
+  /**
+   * Where a rewind goes: the group's offset, or this worker's own commit where the group reported
+   * less (`raised` lists those, for the log).
+   */
+  apply(reported: readonly TopicPartitionOffset[]): {
+    positions: TopicPartitionOffset[];
+    raised: { partition: string; reported: number; floor: number }[];
+  } {
+    const raised: { partition: string; reported: number; floor: number }[] = [];
+    const positions = reported.map((r) => {
+      const floor = this.of(r);
+      if (floor === undefined || r.offset >= floor) return r;
+      raised.push({ partition: tpKey(r), reported: r.offset, floor });
+      return { ...r, offset: floor };
+    });
+    return { positions, raised };
+  }
+}
