@@ -9,24 +9,20 @@ import { tpKey, type TopicPartition, type TopicPartitionOffset } from '../kafka/
  * offset at all, read as "from the beginning") would make the worker consume, process and commit
  * again everything it had committed, each output twice. A CI run of the state tests committed all
  * 2,000 records of its first two transactions a second time after an abort mid-span, as if the
- * group had reported no offsets. After a
- * partition moves away and back the group's offset has only gone forward, so a floor from an
- * earlier assignment is still below it, and kept.
+ * group had reported no offsets. After a partition moves away and back the group's offset has only
+ * gone forward, so a floor from an earlier assignment is still below it, and kept.
  */
 export class CommittedFloor {
-  readonly #floors = new Map<string, TopicPartitionOffset>();
+  readonly #floors = new Map<string, number>();
 
   /** The offsets of a commit that returned (next offset to read, per partition). */
   record(offsets: readonly TopicPartitionOffset[]): void {
-    for (const o of offsets) {
-      const known = this.#floors.get(tpKey(o));
-      if (known === undefined || o.offset > known.offset) this.#floors.set(tpKey(o), { ...o });
-    }
+    for (const o of offsets) this.#floors.set(tpKey(o), Math.max(o.offset, this.of(o) ?? o.offset));
   }
 
   /** The highest offset this worker committed for `tp`, if any. */
   of(tp: TopicPartition): number | undefined {
-    return this.#floors.get(tpKey(tp))?.offset;
+    return this.#floors.get(tpKey(tp));
   }
 
   /**

@@ -54,8 +54,7 @@ export class AtLeastOnceCommitter implements Committer {
       () => s.consumer.commitOffsets(offsets),
       ctx.o.kafka.commitRetryTimeoutMs,
     );
-    ctx.committedFloor.record(offsets);
-    recordCommit(ctx, outputs.length, t0);
+    recordCommit(ctx, outputs.length, t0, offsets);
     await ctx.hooks.afterCommit?.(info);
     return true;
   }

@@ -1,5 +1,5 @@
 import { runtimeConfigError } from '../../kafka/classify.ts';
-import type { FetchedRecord } from '../../kafka/records.ts';
+import type { FetchedRecord, TopicPartitionOffset } from '../../kafka/records.ts';
 import type { Stage, StageOutput } from '../stage.ts';
 import type { CommitInfo } from '../worker-options.ts';
 import type { WorkerContext } from './worker-context.ts';
@@ -48,10 +48,12 @@ export function commitInfo(
 
 /** Bookkeeping after a commit returned: status, metrics, alert windows; a recovery has succeeded. */
 export function recordCommit(
-  ctx: Pick<WorkerContext, 'clock' | 'alerts' | 'metrics' | 'lifecycle' | 'progress'>,
+  ctx: Pick<WorkerContext, 'clock' | 'alerts' | 'metrics' | 'lifecycle' | 'progress' | 'committedFloor'>,
   produced: number,
   t0: number,
+  offsets: readonly TopicPartitionOffset[],
 ): void {
+  ctx.committedFloor.record(offsets);
   const now = ctx.clock.now();
   ctx.progress.committed(now);
   ctx.alerts.committed();

@@ -53,10 +53,7 @@ export class WorkerLoop {
       producer: () => ctx.session.producer,
       hooks: ctx.hooks,
       stores: ctx.stores,
-      committed: (produced, startedAt, offsets) => {
-        ctx.committedFloor.record(offsets);
-        recordCommit(ctx, produced, startedAt);
-      },
+      committed: (produced, startedAt, offsets) => recordCommit(ctx, produced, startedAt, offsets),
       abort: (reason) => recovery.abort(reason),
     });
     this.#committer =

@@ -42,6 +42,17 @@ const FATE_COLUMNS: Readonly<Record<(typeof FATE_TABLES)[number], readonly strin
 };
 const SHARED = new Set(['src_topic', 'stage', 'status']);
 
+/** Returns one instance of each value it is given: records and rows come by the million, these values by the dozen. */
+function interner<T>(): (v: T) => T {
+  const seen = new Map<T, T>();
+  return (v) => {
+    const known = seen.get(v);
+    if (known !== undefined) return known;
+    seen.set(v, v);
+    return v;
+  };
+}
+
 /** A topic did not reach its end in time, or a monitoring record was not rows: the read cannot be judged. */
 export class PipelineReadError extends HamstringError {
   override readonly name = 'PipelineReadError';
@@ -81,17 +92,11 @@ export async function readPipeline(o: ReadPipelineOptions): Promise<PipelineRead
     undecodable: [] as Undecodable[],
   };
   const committed = new Map<TableName, MonitoringRow[]>(FATE_TABLES.map((t) => [t, []]));
-  const strings = new Map<unknown, unknown>();
+  const shared = interner<unknown>();
   const slim = (table: (typeof FATE_TABLES)[number], row: MonitoringRow): MonitoringRow => {
     const kept: Record<string, unknown> = {};
-    for (const column of FATE_COLUMNS[table]) {
-      const v = row[column];
-      if (!SHARED.has(column)) kept[column] = v;
-      else {
-        if (!strings.has(v)) strings.set(v, v);
-        kept[column] = strings.get(v);
-      }
-    }
+    for (const column of FATE_COLUMNS[table])
+      kept[column] = SHARED.has(column) ? shared(row[column]) : row[column];
     return kept;
   };
   await readTopics(o, [...kinds.keys()], (r) => {
@@ -136,7 +141,7 @@ export async function readTopics(
   }
   const reader = await openChangelogReader({ bootstrapServers: bootstrap, clientId, timeoutMs: 30_000 });
   const last = new Map<string, number>();
-  const named = new Map(topics.map((t) => [t, t]));
+  const topicOf = interner<string>();
   const stalled = new AbortController();
   let progressAt = Date.now();
   const watch = setInterval(() => {
@@ -150,7 +155,7 @@ export async function readTopics(
         for (const r of records) {
           last.set(`${r.topic}[${r.partition}]`, r.offset);
           // One string per topic, not one per record: the records' positions are kept by the million.
-          onRecord({ ...r, topic: named.get(r.topic) ?? r.topic });
+          onRecord({ ...r, topic: topicOf(r.topic) });
         }
       },
       stalled.signal,
