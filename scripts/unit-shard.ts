@@ -5,6 +5,9 @@
  * modules under test compiled again) cost as much as the tests. The unit tests share no state
  * between files (no env writes, no global mocks, no default metric registry), so one process per
  * core runs them all; the exit code is non-zero when any failed.
+ * The next files are imported while the tests of the first ones run, so a file must compute in its
+ * tests or in hooks inside a `describe`, never at import or in a top-level `before` (which joins the
+ * root test and runs at once): 16 s of work at import stalled a health probe test until it timed out.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
