@@ -5,6 +5,7 @@
  *
  *   npm run bench:compare [-- --quick] [--records N] [--sizes 200,1024] [--reps R] ...
  */
+import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -12,10 +13,10 @@ import { createAdmin } from '../src/kafka/admin.ts';
 import { createProducer } from '../src/kafka/producer.ts';
 import { silentLogger } from '../src/observability/logger.ts';
 import { createTopics } from '../test/support/pipeline-harness.ts';
-import { brokerKafkaVersion, buildJavaPeers } from './compare/java.ts';
+import { brokerKafkaVersion, buildJavaPeers, startJava } from './compare/java.ts';
 import { defaultPeers, variantPeers, type Peer } from './compare/peers.ts';
 import { markdown, ratios, rows } from './compare/report.ts';
-import { PARTITIONS, liveChildren, runOnce, type RunContext, type RunResult } from './compare/run.ts';
+import { PARTITIONS, WINDOW, liveChildren, runOnce, type RunContext, type RunResult } from './compare/run.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -72,8 +73,26 @@ async function obtainBroker(
   };
 }
 
-/** `<id>|` then padding: exactly `size` bytes, the id is what the checker counts. */
-async function seed(bootstrap: string, topic: string, count: number, size: number): Promise<void> {
+/**
+ * `<id>|` then padding: exactly `size` bytes, the id is what the checker counts; keys k-0..k-63.
+ * By default the Java producer writes it (Seeder.java): a client that is none of the peers, and
+ * whose partitioner (murmur2) every peer shares, so each can keep a record in its partition.
+ * `--seeder runtime` writes it with the runtime's producer instead, as before.
+ */
+async function seedWithJava(
+  classPath: string,
+  bootstrap: string,
+  topic: string,
+  count: number,
+  size: number,
+): Promise<void> {
+  const child = startJava(classPath, 'Seeder', { bootstrap, topic, count, size });
+  child.stdout!.resume();
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`seeding ${topic} with the Java producer: exit ${String(code)}`);
+}
+
+async function seedWithRuntime(bootstrap: string, topic: string, count: number, size: number): Promise<void> {
   const p = createProducer(
     {
       bootstrapServers: bootstrap,
@@ -123,8 +142,11 @@ async function main(): Promise<void> {
       label: { type: 'string', default: '' },
       variant: { type: 'string', multiple: true, default: [] },
       'variant-modes': { type: 'string', default: 'eos,alo' },
+      seeder: { type: 'string', default: 'java' },
     },
   });
+  if (values.seeder !== 'java' && values.seeder !== 'runtime')
+    throw new Error(`--seeder ${values.seeder}: java or runtime`);
   const records = Number(values.records ?? (values.quick ? 20_000 : 100_000));
   const reps = Number(values.reps ?? (values.quick ? 1 : 3));
   const sizes = values.sizes.split(',').map(Number);
@@ -166,8 +188,9 @@ async function main(): Promise<void> {
   try {
     await createTopics(broker.bootstrap, [...inputs.values()], PARTITIONS);
     for (const [size, topic] of inputs) {
-      log(`seeding ${records} records of ${size} B into ${topic}`);
-      await seed(broker.bootstrap, topic, records, size);
+      log(`seeding ${records} records of ${size} B into ${topic} (${values.seeder} producer)`);
+      if (values.seeder === 'java') await seedWithJava(classPath, broker.bootstrap, topic, records, size);
+      else await seedWithRuntime(broker.bootstrap, topic, records, size);
     }
     // Interleaved: every peer once per repetition, the order rotated so none always runs first.
     for (let rep = 0; rep < reps; rep += 1)
@@ -212,6 +235,8 @@ async function main(): Promise<void> {
     reps,
     sizes,
     partitions: PARTITIONS,
+    seeder: values.seeder,
+    window: WINDOW,
     batchTimeoutMs: ctx.batchTimeoutMs,
     consumerOverrides,
     producerOverrides,
@@ -227,7 +252,7 @@ async function main(): Promise<void> {
   );
   writeFileSync(
     `${dir}/compare-${stamp}.md`,
-    `# bench:compare ${started.toISOString()}${values.label ? ` (${values.label})` : ''}\n\n\`npm run bench:compare -- ${meta.command}\`\n\n${records} records, ${reps} repetitions, ${PARTITIONS} partitions, Kafka ${kafkaVersion}; load average at the end ${loadavg.map((x) => x.toFixed(1)).join(' ')}\n\n${md}\n`,
+    `# bench:compare ${started.toISOString()}${values.label ? ` (${values.label})` : ''}\n\n\`npm run bench:compare -- ${meta.command}\`\n\n${records} records, ${reps} repetitions, ${PARTITIONS} partitions, Kafka ${kafkaVersion}, input written by the ${values.seeder} producer, throughput over ${WINDOW.from * 100}→${WINDOW.to * 100} % of each output; load average at the end ${loadavg.map((x) => x.toFixed(1)).join(' ')}\n\n${md}\n`,
   );
   log(`wrote var/bench/compare-${stamp}.json and .md`);
   if (results.some((r) => !r.ok)) process.exitCode = 1;

@@ -2,6 +2,7 @@
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { createAdmin } from '../../src/kafka/admin.ts';
 import { createTopics } from '../../test/support/pipeline-harness.ts';
@@ -32,14 +33,29 @@ export interface RunContext {
   runId: string;
 }
 
+/** The share of the output before the window (warm-up) and where the window ends. */
+export const WINDOW = { from: 0.1, to: 0.9 } as const;
+
 export interface RunResult {
   peer: string;
   recordBytes: number;
   rep: number;
-  /** Input records made visible in the window / its length. */
+  /**
+   * Output records made visible in the steady-state window / its length: from the first sample
+   * with 10 % of the output visible to the first with 90 %, the same share for every peer. The
+   * first 10 % is the warm-up (JIT, first fetches, a tiny first transaction), the last 10 % the
+   * tail (partitions running dry one after the other).
+   */
   recordsPerSec: number;
   windowSeconds: number;
   windowRecords: number;
+  /**
+   * The earlier window, from the first visible output to the last: it counts a peer's warm-up and
+   * tail against it, and more so the smaller its first transaction.
+   */
+  firstToLastPerSec: number;
+  /** 1-minute load average of the machine when the peer started and when it finished. */
+  loadAverage: [number, number];
   /** Spawn of the peer to its first visible output. */
   startupMs: number;
   peerCpuUsPerRecord: number;
@@ -93,6 +109,7 @@ export async function runOnce(
       stateDir,
     };
     const spawnedAt = Date.now();
+    const loadAtStart = loadavg()[0]!;
     child = track(startPeer(peer, run));
     const pid = child.pid!;
     transactions = transactionCount(child);
@@ -105,7 +122,8 @@ export async function runOnce(
     sampler.stop();
     await stop(child);
     const txns = await transactions;
-    return summarize(ctx, peer, recordBytes, rep, result, sampler, pid, spawnedAt, rss, txns);
+    const load: [number, number] = [loadAtStart, loadavg()[0]!];
+    return summarize(ctx, peer, recordBytes, rep, result, sampler, pid, spawnedAt, rss, txns, load);
   } finally {
     sampler?.stop();
     await stop(child);
@@ -149,15 +167,10 @@ function summarize(
   spawnedAt: number,
   rssBytes: number,
   transactions: number | undefined,
+  loadAverage: [number, number],
 ): RunResult {
-  const s = r.samples;
-  const final = s[s.length - 1]![1];
-  const i0 = s.findIndex((x) => x[1] > 0);
-  const i1 = s.findIndex((x) => x[1] >= final);
-  const [t0, e0] = s[i0] ?? [NaN, NaN];
-  const [t1, e1] = s[i1] ?? [NaN, NaN];
-  // End offsets count transaction markers too; scaling by records / final end offsets takes them out.
-  const windowRecords = (ctx.records * (e1 - e0)) / final;
+  const { t0, t1, records: windowRecords } = outputWindow(r.samples, ctx.records, WINDOW.from, WINDOW.to);
+  const firstToLast = outputWindow(r.samples, ctx.records, Number.MIN_VALUE, 1);
   const windowSeconds = (t1 - t0) / 1000;
   const perRecordUs = (seconds: number) => (seconds * 1e6) / windowRecords;
   const peerCpu = cpu.cpuSeconds(pid, t0, t1);
@@ -172,7 +185,9 @@ function summarize(
     recordsPerSec: windowRecords / windowSeconds,
     windowSeconds,
     windowRecords,
-    startupMs: t0 - spawnedAt,
+    firstToLastPerSec: (firstToLast.records * 1000) / (firstToLast.t1 - firstToLast.t0),
+    loadAverage,
+    startupMs: firstToLast.t0 - spawnedAt,
     peerCpuUsPerRecord: perRecordUs(peerCpu),
     brokerCpuUsPerRecord:
       ctx.brokerPid === undefined ? NaN : perRecordUs(cpu.cpuSeconds(ctx.brokerPid, t0, t1)),
@@ -182,4 +197,23 @@ function summarize(
     check,
     ok,
   };
+}
+
+/**
+ * The window from the first sample with at least `from` of the final output visible to the first
+ * with at least `to`, and the input records it made visible. End offsets count transaction
+ * markers too; scaling by records / final end offsets takes them out. `from` just above 0 opens
+ * the window at the first visible output.
+ */
+export function outputWindow(
+  samples: readonly (readonly [number, number, number])[],
+  records: number,
+  from: number,
+  to: number,
+): { t0: number; t1: number; records: number } {
+  const final = samples[samples.length - 1]?.[1] ?? NaN;
+  const first = samples.find((x) => x[1] >= from * final);
+  const last = samples.find((x) => x[1] >= to * final);
+  if (!first || !last || !(final > 0)) return { t0: NaN, t1: NaN, records: NaN };
+  return { t0: first[0], t1: last[0], records: (records * (last[1] - first[1])) / final };
 }
