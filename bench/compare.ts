@@ -34,18 +34,6 @@ function keyValues(list: readonly string[], option: string): Record<string, stri
   );
 }
 
-/** `200:8,1024:15` -> { 200: 8, 1024: 15 } */
-function sizeMap(s: string): Record<number, number> {
-  const out: Record<number, number> = {};
-  for (const pair of s.split(',')) {
-    const [size, ms] = pair.split(':').map(Number);
-    if (size === undefined || ms === undefined || !Number.isFinite(size) || !Number.isFinite(ms))
-      throw new Error(`--streams-interval-ms: bad ${pair}`);
-    out[size] = ms;
-  }
-  return out;
-}
-
 interface Broker {
   bootstrap: string;
   pid: number | undefined;
@@ -130,7 +118,6 @@ async function main(): Promise<void> {
       sizes: { type: 'string', default: '200,1024' },
       reps: { type: 'string' },
       peers: { type: 'string' },
-      'streams-interval-ms': { type: 'string', default: '200:6,1024:10' },
       'batch-timeout-ms': { type: 'string', default: '50' },
       'commit-interval-ms': { type: 'string', default: '100' },
       bootstrap: { type: 'string', default: process.env.HAMSTRING_BENCH_BOOTSTRAP },
@@ -154,7 +141,7 @@ async function main(): Promise<void> {
   const producerOverrides = keyValues(values['producer-override'], '--producer-override');
   const wanted = values.peers?.split(',');
   const peers: Peer[] = [
-    ...defaultPeers(sizeMap(values['streams-interval-ms']), Number(values['commit-interval-ms'])),
+    ...defaultPeers(Number(values['commit-interval-ms'])),
     ...values.variant.flatMap((v) =>
       variantPeers(v, values['variant-modes'].split(','), Number(values['commit-interval-ms'])),
     ),

@@ -15,8 +15,11 @@ export interface Peer {
   mode: 'exactly-once' | 'at-least-once';
   /** runtime: records per consume; java-loop: max.poll.records (one transaction per poll). */
   batchSize?: number;
-  /** streams: commit.interval.ms per record size; absent = Streams' default (100 ms with EOS). */
-  streamsIntervalMs?: Record<number, number>;
+  /**
+   * streams: request a commit after every this many records (an hour's commit.interval.ms beside
+   * it); absent = Streams' default (a commit every 100 ms with EOS).
+   */
+  streamsCommitEvery?: number;
   /** runtime, exactly-once: the commit interval (one transaction spans the batches of this long). */
   commitIntervalMs?: number;
   /** runtime, exactly-once: the commit interval in records (the spanning committer at a fixed size). */
@@ -91,11 +94,7 @@ export interface PeerRun {
   stateDir: string;
 }
 
-export function defaultPeers(
-  streamsIntervalMs: Record<number, number>,
-  commitIntervalMs: number,
-  batch = 500,
-): Peer[] {
+export function defaultPeers(commitIntervalMs: number, batch = 500): Peer[] {
   return [
     {
       id: 'runtime-eos',
@@ -131,7 +130,7 @@ export function defaultPeers(
       label: 'Kafka Streams EOS v2, equal txn',
       kind: 'streams',
       mode: 'exactly-once',
-      streamsIntervalMs,
+      streamsCommitEvery: batch,
     },
     { id: 'streams-default', label: 'Kafka Streams EOS v2, defaults', kind: 'streams', mode: 'exactly-once' },
   ];
@@ -168,11 +167,10 @@ export function startPeer(peer: Peer, run: PeerRun): ChildProcess {
       return startJava(run.classPath, 'CopyLoop', { ...common, 'txn-size': peer.batchSize ?? 500 });
     case 'streams': {
       mkdirSync(run.stateDir, { recursive: true });
-      const interval = peer.streamsIntervalMs?.[run.recordBytes];
       return startJava(run.classPath, 'StreamsPassThrough', {
         ...common,
         'state-dir': run.stateDir,
-        ...(interval === undefined ? {} : { 'commit-interval-ms': interval }),
+        ...(peer.streamsCommitEvery === undefined ? {} : { 'commit-every': peer.streamsCommitEvery }),
       });
     }
   }
