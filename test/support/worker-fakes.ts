@@ -165,6 +165,8 @@ export class FakeProducer implements ProducerPort {
   closed = false;
   produced: OutgoingRecord[] = [];
   committedOutputs: OutgoingRecord[] = [];
+  /** Delivery reports that failed, as the tally reports them (a real broker's refusals). */
+  deliveryErrors: KafkaError[] = [];
   /** Faults thrown by the named calls (each once). */
   faults: Partial<Record<'connect' | 'sendOffsets' | 'commitTransaction' | 'abortTransaction', Fault>> = {};
   #pendingOffsets: TopicPartitionOffset[] = [];
@@ -227,9 +229,18 @@ export class FakeProducer implements ProducerPort {
     return Promise.resolve();
   }
   tally(): DeliveryTally & { firstError?: KafkaError; refused: KafkaError[] } {
-    // A fake record is delivered once produced: there is no broker to refuse it.
+    // A fake record is delivered once produced, unless a test made it fail.
     const n = this.produced.length;
-    return { produced: n, delivered: n, purged: 0, failed: 0, refused: [] };
+    const failed = Math.min(n, this.deliveryErrors.length);
+    const first = this.deliveryErrors[0];
+    return {
+      produced: n,
+      delivered: n - failed,
+      purged: 0,
+      failed,
+      refused: this.deliveryErrors.filter((e) => e.kind === 'refused'),
+      ...(first === undefined ? {} : { firstError: first }),
+    };
   }
   deliveredOffsets(): ReadonlyMap<string, number> {
     return new Map();

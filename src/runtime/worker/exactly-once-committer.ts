@@ -17,6 +17,9 @@ import type { TransactionRunner } from './transaction-runner.ts';
 import type { WorkerContext } from './worker-context.ts';
 import type { AbortReason } from '../worker-options.ts';
 
+/** librdkafka's commit error when records of the transaction failed delivery. */
+const INCONSISTENT = code('_INCONSISTENT');
+
 /** What the committer reads of the worker. */
 export type ExactlyOnceContext = Pick<
   WorkerContext,
@@ -123,7 +126,13 @@ export class ExactlyOnceCommitter implements Committer {
     }
   }
 
-  /** A commit that failed for a topic (deleted, not writable) as the delivery error naming that topic. */
+  /**
+   * A commit that failed for a topic (deleted, not writable) as the delivery error naming that topic.
+   * librdkafka fails the commit with the refusal's own code when the coordinator refused the
+   * transaction's partitions, but with _INCONSISTENT ("n message(s) failed delivery") when the
+   * produce requests were refused: then the deliveries say why, and a refusal that never goes away
+   * (an ACL removed) must stop the worker naming it, not recreate producers until the fatal limit.
+   */
   #named(e: unknown): unknown {
     const err =
       e instanceof RetriesExhausted
@@ -131,9 +140,13 @@ export class ExactlyOnceCommitter implements Committer {
         : e instanceof Error
           ? classifyKafkaError(e, 'commit-transaction')
           : undefined;
-    if (err?.kind !== 'config' && err?.kind !== 'authorization') return e;
+    if (err === undefined) return e;
+    const failedDeliveries = err.code === INCONSISTENT;
+    if (err.kind !== 'config' && err.kind !== 'authorization' && !failedDeliveries) return e;
     const first = this.ctx.session.producer.tally().firstError;
-    return first?.record !== undefined && first.kind === err.kind ? first : e;
+    if (first?.record === undefined) return e;
+    if (first.kind === err.kind) return first;
+    return failedDeliveries && (first.kind === 'config' || first.kind === 'authorization') ? first : e;
   }
 
   /** The records Kafka refused when `e` says some were, each naming its index; undefined otherwise. */

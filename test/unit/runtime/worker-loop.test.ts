@@ -209,6 +209,40 @@ describe('the worker loop, one step at a time on fake clients', () => {
     assert.match(s.failure ?? '', /not authorized: TRANSACTIONAL_ID_AUTHORIZATION_FAILED/);
   });
 
+  it('a commit failed by refused deliveries stops naming the refusal, not after recreating producers', async () => {
+    const { kafka, worker, recoveries } = setUp(2);
+    await worker.start({ loop: false });
+    const producer = kafka.producers[0]!;
+    // The produce requests were refused (the ACL went after the partitions joined the transaction):
+    // librdkafka fails the commit with _INCONSISTENT, and the delivery reports carry the cause.
+    producer.deliveryErrors = [
+      new KafkaError(
+        'authorization',
+        code('TOPIC_AUTHORIZATION_FAILED'),
+        'delivery',
+        'Broker: Topic authorization failed: producing to topic loop-out',
+        { fatal: false, retriable: false, txnRequiresAbort: false },
+        { topic: 'loop-out', partition: -1, index: 0, bytes: 1 },
+      ),
+    ];
+    producer.faults.commitTransaction = raw(
+      code('_INCONSISTENT'),
+      '2 message(s) failed delivery (see individual delivery reports)',
+      { isTxnRequiresAbort: true },
+    );
+    await worker.step();
+    await worker.done();
+    const s = worker.status();
+    assert.equal(s.state, 'failed');
+    assert.match(s.failure ?? '', /not authorized: .*producing to topic loop-out/);
+    assert.deepEqual(
+      recoveries.map((r) => [r.kind, r.action]),
+      [['authorization', 'stop']],
+    );
+    assert.equal(kafka.producers.length, 1, 'no producer was recreated');
+    assert.equal(kafka.topic.committed, 0);
+  });
+
   it('a transport failure at start enters the reconnect loop and stays live', async () => {
     const { kafka, worker, recoveries } = setUp(1);
     kafka.nextProducerFaults.push({ connect: raw(code('_TRANSPORT'), 'connection refused') });
