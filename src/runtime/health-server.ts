@@ -4,6 +4,7 @@ import { AggregatorRegistry, type Registry } from 'prom-client';
 import { assertBindAllowed } from '../config/endpoint-access.ts';
 import { errorText } from '../errors/error-text.ts';
 import { scrubSecrets } from '../errors/secrets.ts';
+import { processRegistry } from './process-metrics.ts';
 import { admit, applyLimits, DEFAULT_HTTP_LIMITS, serverOptions, type HttpLimits } from './http-guard.ts';
 import type { WorkerStatus } from './worker/transactional-worker.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
@@ -31,6 +32,8 @@ export interface HealthServerOptions {
   limits?: Partial<HttpLimits>;
   /** Asked on every request, so workers started or replaced later are seen. */
   workers: () => readonly HealthTarget[];
+  /** false: /metrics leaves out the process's own series (memory, CPU, heap, event loop). Default true. */
+  processMetrics?: boolean;
 }
 
 /** A running health server. */
@@ -66,7 +69,8 @@ export interface WorkerHealth {
  *   says why in `notReady`.
  *   Both answer `{ ok, workers: WorkerHealth[] }`.
  * - `GET /metrics`: every worker's registry in one Prometheus exposition. Series stay apart through
- *   each registry's `stage` and `instance` default labels.
+ *   each registry's `stage` and `instance` default labels. Then the process's own series
+ *   (process-metrics.ts) unless `processMetrics` is false.
  */
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
   const host = options.host ?? '127.0.0.1';
@@ -74,7 +78,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
   const limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
   const server = createServer(serverOptions(limits), (req, res) => {
     if (!admit(req, res, { token: options.accessToken, limits })) return;
-    handle(req, res, options.workers).catch((e: unknown) => {
+    handle(req, res, options.workers, options.processMetrics !== false).catch((e: unknown) => {
       if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', `health: ${errorText(e)}\n`);
       else res.destroy();
     });
@@ -102,6 +106,7 @@ async function handle(
   req: IncomingMessage,
   res: ServerResponse,
   workers: HealthServerOptions['workers'],
+  processMetrics: boolean,
 ): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://health').pathname;
   if (path !== '/livez' && path !== '/readyz' && path !== '/metrics')
@@ -115,7 +120,10 @@ async function handle(
   const statuses = targets.map((w) => w.status());
   if (path === '/metrics') {
     const registry = await mergedRegistry(targets.map((w) => w.metrics.registry));
-    return send(res, 200, registry.contentType, await registry.metrics());
+    // Kept apart from the aggregation, which drops series that cannot be summed (the start time);
+    // the two share no metric name, so one after the other is one valid exposition.
+    const own = processMetrics ? await processRegistry().metrics() : '';
+    return send(res, 200, registry.contentType, `${await registry.metrics()}${own}`);
   }
   const ok =
     path === '/livez' ? statuses.every((s) => s.live) : statuses.length > 0 && statuses.every((s) => s.ready);

@@ -32,7 +32,10 @@ export async function hostWorkers(args: {
   accessToken?: string;
   /** The health server's request limits (config `endpoints.limits`); default DEFAULT_HTTP_LIMITS. */
   httpLimits?: HttpLimits;
-  /** false: /metrics exposes no series (config `runtime.metrics`); the probes are served all the same. Default true. */
+  /**
+   * false: /metrics exposes no series, neither the workers' nor the process's (config
+   * `runtime.metrics`); the probes are served all the same. Default true.
+   */
   metrics?: boolean;
   signals?: NodeJS.Signals[];
 }): Promise<WorkerHost> {
@@ -44,6 +47,7 @@ export async function hostWorkers(args: {
       ? await startHealthServer({
           port: args.healthPort,
           workers: targets,
+          processMetrics: args.metrics !== false,
           ...(args.healthHost !== undefined ? { host: args.healthHost } : {}),
           ...(args.healthHostKey !== undefined ? { hostKey: args.healthHostKey } : {}),
           ...(args.accessToken !== undefined ? { accessToken: args.accessToken } : {}),

@@ -148,6 +148,31 @@ describe('health server', () => {
     assert.match(text, /hamstring_worker_ready\{stage="collector",instance="0"\} 1/);
   });
 
+  it("adds the process's own series after the workers', each family once, unless told not to", async () => {
+    const a = fakeWorker('collector', '0');
+    const b = fakeWorker('detector', '0');
+    const base = await serve(() => [a, b]);
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const rss = /^process_resident_memory_bytes (\d+)$/m.exec(text);
+    assert.ok(rss && Number(rss[1]) > 0, 'resident memory');
+    assert.match(text, /^process_start_time_seconds \d+$/m, 'a series the aggregation of workers would drop');
+    assert.match(
+      text,
+      /^nodejs_heap_space_size_used_bytes\{space="new"\} \d+$/m,
+      'the young generation apart',
+    );
+    assert.match(text, /^nodejs_external_memory_bytes \d+$/m);
+    assert.match(text, /^nodejs_eventloop_lag_p99_seconds [\d.e-]+$/m);
+    const types = text.split('\n').filter((l) => l.startsWith('# TYPE '));
+    assert.equal(new Set(types).size, types.length, 'one TYPE line per family');
+    assert.ok(!/stage="/.test(text.slice(text.indexOf('# HELP process_'))), 'process series carry no stage');
+    await server?.close();
+    server = await startHealthServer({ port: 0, workers: () => [a], processMetrics: false });
+    const without = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+    assert.match(without, /hamstring_worker_ready/);
+    assert.doesNotMatch(without, /^(process|nodejs)_/m);
+  });
+
   it('asks for the workers on every request, so replaced workers are seen', async () => {
     let current = [fakeWorker('collector', '0', { ready: false })];
     const base = await serve(() => current);
