@@ -17,7 +17,8 @@
  * The lines are in memory before the stages start (500 hosts, seed 5, event times an hour ago), and
  * written to the input topic once every stage serves /metrics. The run ends once the logserver has
  * read every line and for batch_timeout + 1 s no lag read above 0 and no stage consumed a record.
- * Printed: peak RSS per stage process (anonymous and file-backed) and per launcher, the peak of their
+ * Printed: peak RSS per stage process (anonymous and file-backed), the largest V8 young and old
+ * generation and Buffers each reported on its /metrics, peak RSS per launcher, the peak of their
  * sum (samples taken at the same moment) and of the stages' PSS (node's binary and libraries, mapped
  * by every process, counted once), and the stages' CPU seconds. The monitoring agent is not run
  * (its rows are written to Kafka in the stages' transactions as always).
@@ -33,7 +34,7 @@ import { pipelineComponents } from '../src/stages/pipeline-components.ts';
 import { buildBundle } from '../scripts/build.ts';
 import { benchLines, writeInput } from './input-lines.ts';
 import { procCommand, processTree, procPssBytes, procRss, type Rss } from './proc-rss.ts';
-import { startStageProcesses, type StageLaunch } from './stage-processes.ts';
+import { startStageProcesses, type ProcessMemory, type StageLaunch } from './stage-processes.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -156,6 +157,8 @@ const processes = startStageProcesses(tree, components, dir, HEALTH_BASE_PORT, {
   extraArgs: ['--create-topics'],
 });
 const peaks = new RssPeaks();
+/** Per stage process, the largest of each part its /metrics reported during the replay. */
+const heapPeaks = new Map<string, ProcessMemory>();
 const sampler = setInterval(() => peaks.sample(processes.pids()), SAMPLE_MS);
 try {
   console.log(`starting ${components.length} stage processes (--launch ${LAUNCH}, --from ${args.from})`);
@@ -171,6 +174,14 @@ try {
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
     const now = await processes.progress();
+    for (const [label, m] of now.memory ?? []) {
+      const peak = heapPeaks.get(label) ?? { youngGeneration: 0, oldGeneration: 0, external: 0 };
+      heapPeaks.set(label, {
+        youngGeneration: Math.max(peak.youngGeneration, m.youngGeneration),
+        oldGeneration: Math.max(peak.oldGeneration, m.oldGeneration),
+        external: Math.max(peak.external, m.external),
+      });
+    }
     if (now.lag > 0 || now.firstIn < sent || now.allIn !== seenIn) lastBusy = Date.now();
     seenIn = now.allIn;
     if (Date.now() - lastBusy >= batchTimeoutMs + 1000) break;
@@ -196,6 +207,11 @@ for (const [label, rss] of peaks.stage) {
   const parts = split ? ` (anonymous ${mib(split.anon)}, file-backed ${mib(split.file)})` : '';
   console.log(`  ${label.padEnd(28)} ${mib(rss).padStart(8)}${parts}`);
 }
+console.log('largest V8 generations and Buffers per stage process (its /metrics, every 500 ms):');
+for (const [label, m] of heapPeaks)
+  console.log(
+    `  ${label.padEnd(28)} young ${mib(m.youngGeneration).padStart(8)}, old ${mib(m.oldGeneration).padStart(8)}, Buffers ${mib(m.external).padStart(8)}`,
+  );
 if (peaks.launcher.size > 0) {
   console.log('peak RSS per launcher process (a parent that relaunched hamstring):');
   for (const [label, rss] of peaks.launcher) console.log(`  ${label.padEnd(28)} ${mib(rss).padStart(8)}`);

@@ -20,6 +20,18 @@ export interface Progress {
   readonly lag: number;
   readonly firstIn: number;
   readonly allIn: number;
+  /**
+   * Per stage process (labelled as `pids()`), its memory as the process's own series report it;
+   * absent where the stages share one process.
+   */
+  readonly memory?: ReadonlyMap<string, ProcessMemory>;
+}
+
+/** Bytes, from a stage's /metrics: V8's young and old generations as allocated, and Buffers. */
+export interface ProcessMemory {
+  readonly youngGeneration: number;
+  readonly oldGeneration: number;
+  readonly external: number;
 }
 
 export interface StageProcesses {
@@ -157,14 +169,20 @@ export function startStageProcesses(
       let lag = 0;
       let firstIn = 0;
       let allIn = 0;
+      const memory = new Map<string, ProcessMemory>();
       for (const [i, r] of running.entries()) {
         const text = await series(r.port);
+        memory.set(label(r.component), {
+          youngGeneration: sum(text, /^nodejs_heap_space_size_total_bytes\{space="new"\} (\S+)$/gm),
+          oldGeneration: sum(text, /^nodejs_heap_space_size_total_bytes\{space="old"\} (\S+)$/gm),
+          external: sum(text, /^nodejs_external_memory_bytes (\S+)$/gm),
+        });
         lag += sum(text, /^hamstring_worker_consumer_lag\{[^}]*\} (\S+)$/gm);
         const recordsIn = sum(text, /^hamstring_worker_records_total\{[^}]*direction="in"[^}]*\} (\S+)$/gm);
         if (i === 0) firstIn = recordsIn;
         allIn += recordsIn;
       }
-      return { lag, firstIn, allIn };
+      return { lag, firstIn, allIn, memory };
     },
     cpuSeconds() {
       let total = 0;
@@ -172,17 +190,19 @@ export function startStageProcesses(
       return total;
     },
     cpuByStage() {
-      const label = (c: PipelineComponent) => (c.name === c.kind ? c.kind : `${c.kind} ${c.name}`);
       return new Map(running.map((r) => [label(r.component), procCpuSeconds(r.child.pid)]));
     },
     pids() {
-      const label = (c: PipelineComponent) => (c.name === c.kind ? c.kind : `${c.kind} ${c.name}`);
       const out = new Map<string, number>();
       for (const r of running) if (r.child.pid !== undefined) out.set(label(r.component), r.child.pid);
       return out;
     },
     stop: stopAll,
   };
+}
+
+function label(c: PipelineComponent): string {
+  return c.name === c.kind ? c.kind : `${c.kind} ${c.name}`;
 }
 
 function sum(text: string, pattern: RegExp): number {
