@@ -16,8 +16,8 @@ export interface Peer {
   /** runtime: records per consume; java-loop: max.poll.records (one transaction per poll). */
   batchSize?: number;
   /**
-   * streams: request a commit after every this many records (an hour's commit.interval.ms beside
-   * it); absent = Streams' default (a commit every 100 ms with EOS).
+   * streams: request a commit after every this many records (with a 9 s commit.interval.ms beside
+   * it, for the tail); absent = Streams' default (a commit every 100 ms with EOS).
    */
   streamsCommitEvery?: number;
   /** runtime, exactly-once: the commit interval (one transaction spans the batches of this long). */
