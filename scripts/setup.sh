@@ -8,7 +8,8 @@ cd "$root"
 log() { printf '[setup] %s\n' "$*" >&2; }
 
 # 1. Debian packages: librdkafka's build libraries (linked dynamically, the build is offline),
-#    Java 17 and Maven for the broker, ClickHouse, iproute2 for network-namespace fault tests,
+#    Java 17 and Maven for the broker (the JDK: javac builds bench:compare's Java peers, and the
+#    partitioner test runs a Java source file), ClickHouse, iproute2 for network-namespace fault tests,
 #    chromium for the dashboard's browser test (playwright-core drives it; it never downloads one),
 #    libjemalloc2, the allocator bin/hamstring preloads (bin/allocator.js); real DNS sources for
 #    the sensor tests and the resolver demo: unbound (streams dnstap), dnsperf and dig (load and
@@ -16,7 +17,7 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 #    zookeeper: the coordinator of the replicated ClickHouse test cluster (18.16 predates
 #    ClickHouse Keeper); src/dev/zookeeper.ts runs its jar as a plain java process.
 packages=(zlib1g-dev libssl-dev libsasl2-dev libzstd-dev liblz4-dev libcurl4-openssl-dev
-  openjdk-17-jre-headless maven clickhouse-server clickhouse-client iproute2 procps chromium
+  openjdk-17-jdk-headless maven clickhouse-server clickhouse-client iproute2 procps chromium
   libjemalloc2 unbound dnsperf bind9-dnsutils tshark rsyslog zookeeper)
 # openssl: the secured test cluster makes its CA and certificates with it (src/dev/kafka-tls.ts).
 packages+=(openssl)
