@@ -31,7 +31,7 @@ export function findJava(env: NodeJS.ProcessEnv = process.env): string {
   });
   if (!java) {
     throw new Error(
-      'java not found: install Java 17 (openjdk-17-jre-headless, see scripts/setup.sh) or set JAVA_HOME',
+      'java not found: install Java 17 (openjdk-17-jdk-headless, see scripts/setup.sh) or set JAVA_HOME',
     );
   }
   return java;
