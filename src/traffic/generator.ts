@@ -33,6 +33,13 @@ export interface TrafficOptions {
    * mail and web domains with web, mail and CDN host labels. Given names are looked up as they are.
    */
   readonly benignNames?: readonly string[];
+  /**
+   * Chromium's intranet-redirect probes per benign host and hour; default 0. Each is three random
+   * single-label names of 7-15 letters, looked up bare and, on hosts with a search suffix, with it
+   * appended, all NXDOMAIN: the browser sends them at start and on every network change, and they
+   * are the commonest random-looking names a benign host resolves.
+   */
+  readonly browserProbes?: number;
 }
 
 /** One generated log line and when it happens. */
@@ -50,6 +57,9 @@ export interface Traffic {
   /** The lines, in time order; each call starts over and yields the same lines. */
   lines(): Generator<GeneratedLine>;
 }
+
+/** Share of benign lookups answered NXDOMAIN when `nxdomainShare` is not given. */
+export const DEFAULT_NXDOMAIN_SHARE = 0.03;
 
 const DNS_SERVERS = ['192.168.2.53', '192.168.2.54'];
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
@@ -72,12 +82,15 @@ export function generateTraffic(o: TrafficOptions): Traffic {
   const popular = o.benignNames ?? popularDomains();
   const asIs = o.benignNames !== undefined;
   const zipf = zipfSampler(popular.length);
-  const nxShare = o.nxdomainShare ?? 0.03;
+  const nxShare = o.nxdomainShare ?? DEFAULT_NXDOMAIN_SHARE;
   const format = o.format ?? 'heidgaf';
   const perHostRate = o.rate / o.hosts;
 
   function* lines(): Generator<GeneratedLine> {
     const hostRandom = truth.map((h) => root.fork(`host:${h.ip}`));
+    const probeRandom = truth.map((h) =>
+      (o.browserProbes ?? 0) > 0 ? root.fork(`probes:${h.ip}`) : undefined,
+    );
     const dgaIndex = truth.map(() => 0);
     const nextBurst = truth.map((_, i) => (hostRandom[i] as Random).int(2, 20));
     let tunnelSeq = 0;
@@ -92,6 +105,10 @@ export function generateTraffic(o: TrafficOptions): Traffic {
             ip: host.ip,
             fields: benignLookup(r, popular, zipf, nxShare, asIs),
           });
+        const p = probeRandom[i];
+        if (p && host.role === 'benign' && p.chance((o.browserProbes ?? 0) / 3600))
+          for (const domain of browserProbe(p, fnv1a(host.ip) % 2 === 0))
+            events.push({ at: t0 + p.int(0, 999), ip: host.ip, fields: lookup(p, domain, true) });
         if (host.role === 'dga' && second >= (nextBurst[i] ?? 0)) {
           const family = dgaFamily(host.family);
           const day = Math.floor(t0 / 86_400_000);
@@ -170,6 +187,18 @@ function benignLookup(
 }
 
 const SEARCH_SUFFIX = 'corp.example.com';
+
+/** Three probe names (`[a-z]{7,15}`), bare and, when the host has one, under the search suffix. */
+function browserProbe(r: Random, withSuffix: boolean): string[] {
+  const names: string[] = [];
+  for (let k = 0; k < 3; k += 1) {
+    let label = '';
+    for (let c = r.int(7, 15); c > 0; c -= 1) label += 'abcdefghijklmnopqrstuvwxyz'[r.int(0, 25)];
+    if (withSuffix) names.push(`${label}.${SEARCH_SUFFIX}`);
+    names.push(label);
+  }
+  return names;
+}
 const INTERNAL_NAMES = ['wpad', 'isatap', 'printer', 'fileserver', 'intranet', 'vpn', 'old', 'backup'];
 
 /** One letter of the name's first label replaced: the classic mistyped lookup. */

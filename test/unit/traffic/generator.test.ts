@@ -102,3 +102,28 @@ test('zipf sampling favours the first ranks', () => {
   }
   assert.ok((counts[0] ?? 0) > 5 * (counts[50] ?? 0));
 });
+
+test("browser probes: benign hosts' random single labels, three at a time, all NXDOMAIN; off, nothing changes", () => {
+  const plain = all(options);
+  const o = { ...options, durationSeconds: 600, browserProbes: 30 };
+  const lines = all(o).map((g) => ({
+    srcIp: g.srcIp,
+    ...(JSON.parse(g.line) as { domain_name?: string; status_code?: string }),
+  }));
+  const truth = generateTraffic(o).truth;
+  const benign = new Set(truth.filter((h) => h.role === 'benign').map((h) => h.ip));
+  // Bare single labels come from nothing else; a DGA or benign lookup always has a dot.
+  const probes = lines.filter((l) => /^[a-z]{7,15}$/.test(l.domain_name ?? ''));
+  // 30 an hour for 10 minutes: about 5 sets of three a host.
+  assert.ok(probes.length > benign.size * 3 * 2, `${probes.length} probe lookups`);
+  assert.equal(probes.length % 3, 0);
+  assert.ok(probes.every((p) => benign.has(p.srcIp) && p.status_code === 'NXDOMAIN'));
+  const suffixed = new Set(
+    lines.map((l) => l.domain_name).filter((n) => /^[a-z]{7,15}\.corp\.example\.com$/.test(n ?? '')),
+  );
+  assert.ok(
+    probes.some((p) => suffixed.has(`${p.domain_name}.corp.example.com`)),
+    'some hosts append the search suffix',
+  );
+  assert.deepEqual(all({ ...options, browserProbes: 0 }), plain);
+});
