@@ -181,6 +181,13 @@ const detectorSchema = z
      */
     min_warnings: positiveInt().default(1),
     /**
+     * DGADetector: a second rule, also alerting a host with `min_warnings` distinct names scoring at
+     * least `threshold` in a window, both looser and stricter than the entry's own: a lower score,
+     * more names. A DGA resolves dozens of names per burst, so a family whose names score below the
+     * entry's threshold is still found by their number.
+     */
+    weak_warnings: z.strictObject({ threshold: fraction(), min_warnings: positiveInt() }).optional(),
+    /**
      * DGADetector: length of the event-time window (the lines' own `ts`) the warnings are counted
      * in; default 300 (src/config/warning-window.ts). Alerts do not depend on how fast the lines
      * arrive or how they were batched.
@@ -209,6 +216,28 @@ const detectorSchema = z
         ['warning_idle_timeout_seconds'],
         `number >= 2 x warning_window_seconds + warning_lateness_seconds (${minimumIdleTimeoutSeconds(window, lateness)})`,
         idle,
+      );
+    const weak = detector.weak_warnings;
+    if (weak !== undefined && detector.detector_class_name !== 'DGADetector')
+      addProblem(
+        ctx,
+        ['weak_warnings'],
+        'no weak_warnings (only a DGADetector counts warnings in windows)',
+        weak,
+      );
+    if (weak !== undefined && !(weak.threshold < detector.threshold))
+      addProblem(
+        ctx,
+        ['weak_warnings', 'threshold'],
+        `number below threshold (${detector.threshold})`,
+        weak.threshold,
+      );
+    if (weak !== undefined && !(weak.min_warnings > detector.min_warnings))
+      addProblem(
+        ctx,
+        ['weak_warnings', 'min_warnings'],
+        `integer above min_warnings (${detector.min_warnings})`,
+        weak.min_warnings,
       );
     if (detector.detector_class_name !== 'DGADetector') return;
     if (detector.model === undefined)

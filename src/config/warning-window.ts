@@ -1,6 +1,6 @@
 /**
  * How a DGA detector counts warnings per host: over an event-time window (see
- * src/stages/detector/warning-window.ts). The three keys are optional in the config type (entries
+ * src/stages/detector/warning-window.ts). The window keys are optional in the config type (entries
  * written before they existed stay valid), and their defaults live here, in one place.
  */
 
@@ -14,6 +14,7 @@ export const MAX_WARNING_WINDOW_SECONDS = 86_400;
 /** The keys of a detector entry this reads. */
 export interface WarningWindowKeys {
   readonly min_warnings: number;
+  readonly weak_warnings?: { readonly threshold: number; readonly min_warnings: number } | undefined;
   readonly warning_window_seconds?: number | undefined;
   readonly warning_lateness_seconds?: number | undefined;
   readonly warning_idle_timeout_seconds?: number | undefined;
@@ -23,6 +24,8 @@ export interface WarningWindowKeys {
 export interface WarningWindowSettings {
   /** Distinct warned names a host needs within one window. */
   readonly minWarnings: number;
+  /** The second rule (`weak_warnings`): more names at a lower score. */
+  readonly weak?: { readonly threshold: number; readonly minWarnings: number } | undefined;
   readonly windowMs: number;
   readonly latenessMs: number;
   /** Wall-clock time without a line after which a host's windows are dropped. */
@@ -43,6 +46,9 @@ export function warningWindowSettings(detector: WarningWindowKeys): WarningWindo
   const idle = detector.warning_idle_timeout_seconds ?? minimumIdleTimeoutSeconds(window, lateness);
   return {
     minWarnings: detector.min_warnings,
+    ...(detector.weak_warnings && {
+      weak: { threshold: detector.weak_warnings.threshold, minWarnings: detector.weak_warnings.min_warnings },
+    }),
     windowMs: window * 1000,
     latenessMs: lateness * 1000,
     idleTimeoutMs: idle * 1000,

@@ -17,7 +17,10 @@
  *   (Sliding windows anchored on "the first warning" would move their anchor when an earlier
  *   warning arrives late.)
  * Distinct names, because a DGA resolves many different names while a benign host that repeats one
- * mistyped or stale name is not a burst. A burst within W that crosses a boundary fires in the
+ * mistyped or stale name is not a burst. A second, optional rule (`weak`) fires on many more names
+ * at a lower score: a family whose names look less random than the model's threshold still resolves
+ * dozens of them in a window, which no benign host's failed lookups come near. Either rule fires a
+ * window; both are monotone in the window's warnings, so the arrival argument below holds for both. A burst within W that crosses a boundary fires in the
  * window before it, and in the window after it too when its part after the boundary alone holds
  * `minWarnings` names: a second alert with an id of its own, never a repeat of one.
  *
@@ -67,14 +70,20 @@ export interface HostWindows<P = unknown> {
   readonly seenMs: number;
 }
 
-export interface WindowSettings {
+/** "At least `minWarnings` distinct names scoring at least `threshold` in a span of the window." */
+export interface WarningRule {
   readonly threshold: number;
   readonly minWarnings: number;
-  readonly windowMs: number;
-  readonly latenessMs: number;
 }
 
-/** An alert to raise: window `window` of `host` reached `minWarnings` distinct names. */
+export interface WindowSettings extends WarningRule {
+  readonly windowMs: number;
+  readonly latenessMs: number;
+  /** A second rule, with a lower threshold and more names; a window fires when either holds. */
+  readonly weak?: WarningRule | undefined;
+}
+
+/** An alert to raise: window `window` of `host` met a rule of its settings. */
 export interface WindowAlert<P = unknown> {
   readonly host: string;
   /** j: the window is [j * windowMs, (j + 1) * windowMs) of event time. */
@@ -139,6 +148,8 @@ export function advanceHost<P>(
 ): { next: HostWindows<P> | undefined; alerts: WindowAlert<P>[]; late: WindowLine<P>[] } {
   const W = settings.windowMs;
   const windowOf = (atMs: number) => Math.floor(atMs / W);
+  const rules = settings.weak ? [settings, settings.weak] : [settings];
+  const lowest = Math.min(...rules.map((r) => r.threshold));
   // The watermark a line is judged by comes from the lines before it (in the order they arrived,
   // which a batch keeps): within the lateness a line is never late, however many later lines share
   // its batch, so one large batch and many small ones accept the same warnings.
@@ -150,7 +161,7 @@ export function advanceHost<P>(
     if (!Number.isFinite(line.atMs)) continue;
     const watermark = maxAtMs - settings.latenessMs;
     maxAtMs = Math.max(maxAtMs, line.atMs);
-    if (line.score < settings.threshold || line.name === undefined || known.has(line.id)) continue;
+    if (line.score < lowest || line.name === undefined || known.has(line.id)) continue;
     if (line.atMs < watermark) {
       late.push(line);
       continue;
@@ -173,7 +184,7 @@ export function advanceHost<P>(
   const fired = new Set(previous?.fired ?? []);
   const alerts: WindowAlert<P>[] = [];
   for (const j of new Set(warnings.map((w) => windowOf(w.atMs)))) {
-    if (fired.has(j) || !fires(warnings, j, settings)) continue;
+    if (fired.has(j) || !rules.some((rule) => fires(warnings, j, rule, W))) continue;
     fired.add(j);
     alerts.push({
       host,
@@ -193,16 +204,19 @@ export function advanceHost<P>(
   return { next, alerts, late };
 }
 
-/** Whether a warning of window j starts a span of W with at least `minWarnings` distinct names. */
-function fires(sorted: readonly StoredWarning[], j: number, s: WindowSettings): boolean {
-  const W = s.windowMs;
+/**
+ * Whether a warning of window j (scoring at least the rule's threshold) starts a span of W with at
+ * least the rule's `minWarnings` distinct names at that score.
+ */
+function fires(sorted: readonly StoredWarning[], j: number, rule: WarningRule, W: number): boolean {
   for (let i = 0; i < sorted.length; i += 1) {
     const anchor = sorted[i]!;
-    if (Math.floor(anchor.atMs / W) !== j) continue;
+    if (Math.floor(anchor.atMs / W) !== j || anchor.score < rule.threshold) continue;
     const names = new Set<string>();
     for (let k = i; k < sorted.length && sorted[k]!.atMs < anchor.atMs + W; k += 1) {
+      if (sorted[k]!.score < rule.threshold) continue;
       names.add(sorted[k]!.name);
-      if (names.size >= s.minWarnings) return true;
+      if (names.size >= rule.minWarnings) return true;
     }
   }
   return false;

@@ -93,3 +93,25 @@ test('a bad warning window names the key and the expected value', () => {
     /pipeline\.data_analysis\[0\]\.warning_idle_timeout_seconds: expected number >= 2 x warning_window_seconds \+ warning_lateness_seconds \(260\), got 30/,
   );
 });
+
+test('weak_warnings: a lower score and more names than the entry, each bound named when broken', () => {
+  const dga = { detector_class_name: 'DGADetector', model: 'm', checksum: 'a'.repeat(64), min_warnings: 3 };
+  const d = load({ ...dga, threshold: 0.95, weak_warnings: { threshold: 0.5, min_warnings: 12 } }).pipeline
+    .data_analysis[0]!;
+  assert.deepEqual(warningWindowSettings(d).weak, { threshold: 0.5, minWarnings: 12 });
+  const error = configErrorOf(() =>
+    load({ ...dga, threshold: 0.95, weak_warnings: { threshold: 0.96, min_warnings: 3 } }),
+  );
+  assert.match(
+    error.format(),
+    /pipeline\.data_analysis\[0\]\.weak_warnings\.threshold: expected number below threshold \(0\.95\), got 0\.96/,
+  );
+  assert.match(
+    error.format(),
+    /pipeline\.data_analysis\[0\]\.weak_warnings\.min_warnings: expected integer above min_warnings \(3\), got 3/,
+  );
+  const domainator = configErrorOf(() =>
+    load({ detector_class_name: 'DomainatorDetector', weak_warnings: { threshold: 0.1, min_warnings: 9 } }),
+  );
+  assert.match(domainator.format(), /weak_warnings: expected no weak_warnings \(only a DGADetector/);
+});

@@ -147,6 +147,25 @@ test('min_warnings: a host with fewer warnings in the batch is not alerted', asy
   );
 });
 
+test('weak_warnings reaches the decision: names below threshold alert a host by their number', async () => {
+  // Host 10.0.0.1 has two long names (HIGH) and one short (LOW); host 10.0.0.2 one short name.
+  const strict = { threshold: 0.95, min_warnings: 2 };
+  const none = await createDgaDetector({ detector: detectorConfig(strict), topics });
+  const weak = await createDgaDetector({
+    detector: detectorConfig({ ...strict, weak_warnings: { threshold: LOW / 2, min_warnings: 3 } }),
+    topics,
+  });
+  assert.equal(
+    alertsOf((await none.process([jsonRecord('in', 0, batch)], stageContext())).outputs).length,
+    0,
+  );
+  const alerts = alertsOf((await weak.process([jsonRecord('in', 0, batch)], stageContext())).outputs);
+  assert.deepEqual(
+    alerts.map((a) => [a.src_ip, a.result.map((r) => r.request.domain_name)]),
+    [['10.0.0.1', ['a.com', 'qwertzuiopasdfghjkl.com', 'mnbvcxylkjhgfdsapoiuz.net']]],
+  );
+});
+
 test('monitoring rows: one alert row, the batch finished as detected, each line detected or finished', async () => {
   const stage = await createDgaDetector({ detector: detectorConfig(), topics });
   const result = await stage.process([jsonRecord('in', 3, batch)], stageContext());

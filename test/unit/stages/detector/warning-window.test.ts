@@ -205,3 +205,43 @@ test('idle expiry: a host without lines for the idle timeout (wall clock) is dro
   assert.equal(expireIdle(h, 1_000 + 660_000, 660_000), false);
   assert.equal(expireIdle(h, 1_000 + 660_001, 660_000), true);
 });
+
+test('the weak rule alerts on many distinct names below the threshold, and only on them', () => {
+  const weak: WindowSettings = { ...settings, threshold: 0.9, weak: { threshold: 0.4, minWarnings: 5 } };
+  const names = (n: number, score: number, host = 'h') =>
+    Array.from({ length: n }, (_, i) => warn(host, `w${i}.com`, T0 + i * 1000, score));
+  // Four names at 0.6: neither rule (three at 0.9, five at 0.4) holds.
+  assert.deepEqual(run([names(4, 0.6)], weak).alerts, []);
+  // Five at 0.6: the weak rule holds, and the alert carries them.
+  const five = run([names(5, 0.6)], weak).alerts;
+  assert.deepEqual(keys(five), [`h@${T0 / W}`]);
+  assert.equal(five[0]?.warnings.length, 5);
+  // Five below the weak threshold count for nothing; without the weak rule five at 0.6 do not either.
+  assert.deepEqual(run([names(5, 0.39)], weak).alerts, []);
+  assert.deepEqual(run([names(5, 0.6)], { ...settings, threshold: 0.9 }).alerts, []);
+  // A strong name counts for the weak rule too: three weak and two strong names are five.
+  const mixed = [
+    ...names(3, 0.6),
+    warn('h', 's1.com', T0 + 5000, 0.95),
+    warn('h', 's2.com', T0 + 6000, 0.95),
+  ];
+  assert.deepEqual(keys(run([mixed], weak).alerts), [`h@${T0 / W}`]);
+});
+
+test('with the weak rule, the alerts still do not depend on batching or arrival order', () => {
+  const weak: WindowSettings = { ...settings, threshold: 0.9, weak: { threshold: 0.4, minWarnings: 4 } };
+  const lines = [
+    warn('h', 'a.com', T0 + W - 4000, 0.5),
+    warn('h', 'b.com', T0 + W - 3000, 0.5),
+    warn('g', 'x.com', T0 + 10, 0.95),
+    warn('h', 'c.com', T0 + W + 1000, 0.5),
+    warn('g', 'y.com', T0 + 20, 0.5),
+    warn('h', 'd.com', T0 + W + 2000, 0.5),
+    warn('g', 'z.com', T0 + 30, 0.95),
+  ];
+  const expected = keys(run([lines], weak).alerts);
+  // h's four weak names straddle a boundary and fire the window before it; g has two strong names only.
+  assert.deepEqual(expected, [`h@${T0 / W}`]);
+  for (const batches of [...cuts(lines), ...cuts([...lines].reverse())])
+    assert.deepEqual(keys(run(batches, weak).alerts), expected);
+});
