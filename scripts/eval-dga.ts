@@ -12,8 +12,10 @@ import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { scoreNames } from '../src/stages/detector/model/dga-model.ts';
+import type { WarningRule } from '../src/stages/detector/warning-window.ts';
 import { BENIGN_SOURCES } from '../src/traffic/benign/index.ts';
 import { DGA_FAMILIES } from '../src/traffic/dga-families.ts';
+import { DEFAULT_NXDOMAIN_SHARE } from '../src/traffic/generator.ts';
 import { seededRandom } from '../src/traffic/random.ts';
 import { evaluateDomainator, formatDomainatorReport } from '../src/traffic/tunnel/index.ts';
 import { loadConfig } from '../src/config/index.ts';
@@ -35,6 +37,12 @@ const { values } = parseArgs({
     threshold: { type: 'string' },
     'min-warnings': { type: 'string', default: '3' },
     'window-seconds': { type: 'string', default: '300' },
+    /** `<threshold>:<names>`, `none`, or (default) the shipped DGA detector's `weak_warnings`. */
+    'weak-warnings': { type: 'string' },
+    /** Browser intranet-redirect probe sets per benign host and hour. */
+    'browser-probes': { type: 'string', default: '1' },
+    /** Share of benign lookups answered NXDOMAIN in the host-level run (default the generator's 3 %). */
+    'nxdomain-share': { type: 'string' },
   },
 });
 const quick = values.quick === true;
@@ -102,6 +110,25 @@ function forestSummary(c: CrossValidation): Summary | undefined {
 }
 const forest = values['no-rf'] ? undefined : forestSummary(cv);
 
+const shippedDga = loadConfig({ path: 'config.yaml', env: {} }).pipeline.data_analysis.find(
+  (d) => d.detector_class_name === 'DGADetector',
+);
+function weakRule(): WarningRule | undefined {
+  const text = values['weak-warnings'];
+  if (text === 'none') return undefined;
+  if (text === undefined) {
+    const w = shippedDga?.weak_warnings;
+    return w && { threshold: w.threshold, minWarnings: w.min_warnings };
+  }
+  const [threshold, names] = text.split(':').map(Number);
+  if (!(threshold !== undefined && threshold >= 0 && threshold <= 1 && names !== undefined && names >= 1))
+    throw new Error(`--weak-warnings: expected <threshold 0..1>:<names >= 1> or none, got ${text}`);
+  return { threshold, minWarnings: names };
+}
+const weak = weakRule();
+const browserProbes = Number(values['browser-probes']);
+const nxdomainShare = values['nxdomain-share'] === undefined ? undefined : Number(values['nxdomain-share']);
+
 /** Host level: every fold's families on infected hosts, benign hosts on that fold's held-out sources. */
 function hostLevelAll(): HostLevelResult {
   const total = {
@@ -138,6 +165,9 @@ function hostLevelAll(): HostLevelResult {
       threshold: ours.threshold,
       minWarnings: Number(values['min-warnings']),
       windowSeconds: Number(values['window-seconds']),
+      weak,
+      browserProbes,
+      nxdomainShare,
     });
     total.infected += r.infected;
     total.infectedFound += r.infectedFound;
@@ -198,6 +228,9 @@ const report = renderReport({
     result: hostResult,
     minWarnings: Number(values['min-warnings']),
     windowSeconds: Number(values['window-seconds']),
+    weak,
+    browserProbes,
+    nxdomainShare: nxdomainShare ?? DEFAULT_NXDOMAIN_SHARE,
   },
   speed: speed(),
   sourceDescriptions: new Map(BENIGN_SOURCES.map((s) => [s.name, `${s.origin}: ${s.description}`])),

@@ -33,7 +33,14 @@ export const HOST_LABEL_SHARE = 0.2;
 
 export function crossValidate(
   samples: readonly Sample[],
-  o: { folds: number; seed: number; options?: GbtTrainOptions; log?: (line: string) => void },
+  o: {
+    folds: number;
+    seed: number;
+    options?: GbtTrainOptions;
+    log?: (line: string) => void;
+    /** Share of DGA training names given a host label; default {@link HOST_LABEL_SHARE}. */
+    hostLabelShare?: number;
+  },
 ): CrossValidation {
   const families = [...new Set(samples.filter((s) => s.malicious === 1).map((s) => `${s.kind}/${s.family}`))];
   const sources = [...new Set(samples.filter((s) => s.malicious === 0).map((s) => s.source))];
@@ -51,7 +58,7 @@ export function crossValidate(
     const train = withHostLabels(
       samples.filter((s) => foldOf(s) !== k),
       o.seed + k,
-      HOST_LABEL_SHARE,
+      o.hostLabelShare ?? HOST_LABEL_SHARE,
     );
     const test = samples.filter((s) => foldOf(s) === k);
     const model = trainDgaModel(train, { kinds: false, ...(o.options ? { options: o.options } : {}) });

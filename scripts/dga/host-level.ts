@@ -1,11 +1,13 @@
 /**
  * Host-level evaluation: generated traffic whose infected hosts run DGA families, through what the
  * pipeline does after the collector: the prefilter (NXDOMAIN answers only), the detector's score,
- * and warnings per host over an event-time window (`min_warnings` distinct names).
+ * and warnings per host over an event-time window (`min_warnings` distinct names, or the weak rule's
+ * more names at a lower score). Benign hosts also send browsers' random intranet-redirect probes.
  */
 import {
   advanceWindows,
   type HostWindows,
+  type WarningRule,
   type WindowLine,
 } from '../../src/stages/detector/warning-window.ts';
 import { generateTraffic } from '../../src/traffic/generator.ts';
@@ -22,6 +24,12 @@ export interface HostLevelOptions {
   readonly threshold: number;
   readonly minWarnings: number;
   readonly windowSeconds: number;
+  /** The detector's second rule (`weak_warnings`), if any. */
+  readonly weak?: WarningRule | undefined;
+  /** Chromium's intranet-redirect probe sets per benign host and hour (see `generateTraffic`). */
+  readonly browserProbes: number;
+  /** Share of benign lookups answered NXDOMAIN (`generateTraffic`'s default when undefined). */
+  readonly nxdomainShare?: number | undefined;
 }
 
 export interface HostLevelResult {
@@ -49,6 +57,8 @@ export function hostLevel(o: HostLevelOptions): HostLevelResult {
     families: o.families,
     tunnel: false,
     benignNames: o.benignNames,
+    browserProbes: o.browserProbes,
+    ...(o.nxdomainShare === undefined ? {} : { nxdomainShare: o.nxdomainShare }),
   });
   const relevant: { host: string; name: string; at: number; id: string }[] = [];
   let lines = 0;
@@ -74,6 +84,7 @@ export function hostLevel(o: HostLevelOptions): HostLevelResult {
     minWarnings: o.minWarnings,
     windowMs: o.windowSeconds * 1000,
     latenessMs: o.windowSeconds * 1000,
+    weak: o.weak,
   };
   // Fed in chunks of event time, as batches would bring them.
   for (let i = 0; i < windowLines.length; i += 5000) {

@@ -1,4 +1,5 @@
 /** The evaluation report as markdown (pure: figures in, text out). */
+import type { WarningRule } from '../../src/stages/detector/warning-window.ts';
 import type { HostLevelResult } from './host-level.ts';
 import { pct } from './metrics.ts';
 import type { Summary } from './summary.ts';
@@ -8,7 +9,15 @@ export interface ReportInput {
   readonly dataset: { benign: number; malicious: number; families: number; sources: number; folds: number };
   readonly ours: Summary;
   readonly forest?: Summary;
-  readonly hostLevel?: { result: HostLevelResult; minWarnings: number; windowSeconds: number };
+  readonly hostLevel?: {
+    result: HostLevelResult;
+    minWarnings: number;
+    windowSeconds: number;
+    weak: WarningRule | undefined;
+    browserProbes: number;
+    /** Share of benign lookups answered NXDOMAIN. */
+    nxdomainShare: number;
+  };
   readonly speed?: { namesPerSecond: number; names: number };
   readonly sourceDescriptions: ReadonlyMap<string, string>;
   readonly extraSections?: readonly string[];
@@ -168,14 +177,21 @@ export function renderReport(r: ReportInput): string {
     out.push(
       `Generated traffic (${h.lines.toLocaleString('en')} lines): each infected host runs one family that its fold's model never`,
     );
+    const hl = r.hostLevel;
+    const weakText = hl.weak
+      ? `, or ${hl.weak.minWarnings} distinct names scoring at least ${hl.weak.threshold} (weak_warnings)`
+      : '';
     out.push(
-      'saw; benign hosts look up names of the benign sources that fold held out, with the usual share of NXDOMAIN',
+      `saw; benign hosts look up names of the benign sources that fold held out, ${pct(hl.nxdomainShare, 0)} of them answered`,
     );
     out.push(
-      `answers (search-suffix lookups, internal names, typos). Prefilter: NXDOMAIN only; an alert needs`,
+      `NXDOMAIN (search-suffix lookups, internal names, typos), and send a browser's intranet-redirect probes`,
     );
     out.push(
-      `${r.hostLevel.minWarnings} distinct warning names within ${r.hostLevel.windowSeconds} s of event time.`,
+      `(three random 7-15 letter single labels, bare and under the search suffix) ${hl.browserProbes} time(s) an hour.`,
+    );
+    out.push(
+      `Prefilter: NXDOMAIN only; an alert needs ${hl.minWarnings} distinct warning names within ${hl.windowSeconds} s of event time${weakText}.`,
     );
     out.push('');
     out.push(
