@@ -56,7 +56,7 @@ const perSource = quick ? 600 : DEFAULT_DATASET.perSource;
 const samples = [...benignSamples(seed, perSource), ...maliciousSamples(seed, perFamily)];
 const options = quick ? { ...DGA_GBT_OPTIONS, rounds: 40 } : DGA_GBT_OPTIONS;
 log(`${samples.length} names; ${folds} folds; ${options.rounds} rounds per model`);
-const cv = crossValidate(samples, { folds, seed, options, log });
+const cv = crossValidate(samples, { folds, options, log });
 
 const structureOf = (family: string): string => DGA_FAMILIES.find((f) => f.name === family)?.structure ?? '';
 const originOf = (source: string): string => BENIGN_SOURCES.find((s) => s.name === source)?.origin ?? '';

@@ -8,8 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { scoreNames } from '../src/stages/detector/model/dga-model.ts';
 import { serializeModel, sha256Hex } from '../src/stages/detector/model/model-file.ts';
-import { DEFAULT_DATASET, benignSamples, maliciousSamples, withHostLabels } from './dga/dataset.ts';
-import { HOST_LABEL_SHARE } from './dga/cross-validate.ts';
+import { DEFAULT_DATASET, benignSamples, maliciousSamples } from './dga/dataset.ts';
 import { DGA_GBT_OPTIONS, trainDgaModel } from './dga/train-model.ts';
 import { rateAt } from './dga/metrics.ts';
 
@@ -21,11 +20,10 @@ const { values } = parseArgs({
 });
 const seed = Number(values.seed);
 const t0 = performance.now();
-const samples = withHostLabels(
-  [...benignSamples(seed, DEFAULT_DATASET.perSource), ...maliciousSamples(seed, DEFAULT_DATASET.perFamily)],
-  seed,
-  HOST_LABEL_SHARE,
-);
+const samples = [
+  ...benignSamples(seed, DEFAULT_DATASET.perSource),
+  ...maliciousSamples(seed, DEFAULT_DATASET.perFamily),
+];
 const model = trainDgaModel(samples, {
   kinds: true,
   training: {
@@ -33,7 +31,6 @@ const model = trainDgaModel(samples, {
     seed,
     per_family: DEFAULT_DATASET.perFamily,
     per_source: DEFAULT_DATASET.perSource,
-    host_label_share: HOST_LABEL_SHARE,
     options: DGA_GBT_OPTIONS,
     figures: 'npm run eval:dga (docs/dga-evaluation.md)',
   },

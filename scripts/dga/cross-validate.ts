@@ -6,7 +6,7 @@
 import type { DgaModel } from '../../src/stages/detector/model/dga-model.ts';
 import { scoreNames } from '../../src/stages/detector/model/dga-model.ts';
 import type { GbtTrainOptions } from '../../src/stages/detector/model/gbt-train.ts';
-import { withHostLabels, type Sample } from './dataset.ts';
+import type { Sample } from './dataset.ts';
 import { foldsOf } from './metrics.ts';
 import { trainDgaModel } from './train-model.ts';
 
@@ -28,18 +28,12 @@ export interface CrossValidation {
   readonly trainSets: Sample[][];
 }
 
-/** Share of DGA training names given a host label in front. */
-export const HOST_LABEL_SHARE = 0.2;
-
 export function crossValidate(
   samples: readonly Sample[],
   o: {
     folds: number;
-    seed: number;
     options?: GbtTrainOptions;
     log?: (line: string) => void;
-    /** Share of DGA training names given a host label; default {@link HOST_LABEL_SHARE}. */
-    hostLabelShare?: number;
   },
 ): CrossValidation {
   const families = [...new Set(samples.filter((s) => s.malicious === 1).map((s) => `${s.kind}/${s.family}`))];
@@ -55,11 +49,7 @@ export function crossValidate(
   const trainSets: Sample[][] = [];
   for (let k = 0; k < o.folds; k += 1) {
     const t0 = performance.now();
-    const train = withHostLabels(
-      samples.filter((s) => foldOf(s) !== k),
-      o.seed + k,
-      o.hostLabelShare ?? HOST_LABEL_SHARE,
-    );
+    const train = samples.filter((s) => foldOf(s) !== k);
     const test = samples.filter((s) => foldOf(s) === k);
     const model = trainDgaModel(train, { kinds: false, ...(o.options ? { options: o.options } : {}) });
     const scores = scoreNames(

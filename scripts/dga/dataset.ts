@@ -28,9 +28,6 @@ export interface DatasetOptions {
 
 export const DEFAULT_DATASET: DatasetOptions = { seed: 20261201, perFamily: 600, perSource: 4000 };
 
-/** Host labels malware and benign services alike put in front of a registered name. */
-export const HOST_LABELS = ['www', 'mail', 'ns1', 'ns2', 'm', 'api', 'cdn', 'smtp', 'ftp', 'webmail', 'vpn'];
-
 /**
  * The names of one family: malware seeds and days drawn from `seed`, so training and evaluation
  * can ask for names of seeds the other never saw.
@@ -45,19 +42,6 @@ export function familySamples(family: DgaFamily, seed: number, count: number): S
     out.push({ domain, family: family.name, kind: family.kind, source: family.name, malicious: 1 });
   }
   return out;
-}
-
-/**
- * A host label put in front of a share of DGA names for training: malware may resolve
- * `www.<dga>`, and a model that never saw that learns "has a subdomain" as a sign of benign.
- */
-export function withHostLabels(samples: readonly Sample[], seed: number, share: number): Sample[] {
-  const random = seededRandom(seed).fork('host-labels');
-  return samples.map((s) =>
-    s.malicious === 1 && random.chance(share)
-      ? { ...s, domain: `${random.pick(HOST_LABELS)}.${s.domain}` }
-      : s,
-  );
 }
 
 export function benignSamples(seed: number, perSource: number): Sample[] {

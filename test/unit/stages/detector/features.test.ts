@@ -52,19 +52,23 @@ test('the registrable label is split with the private section: a dynamic-DNS cus
   assert.equal(splitName('ec2-1-2-3-4.compute-1.amazonaws.com').registrable, 'ec2-1-2-3-4');
 });
 
-test('a host label in front does not change the registrable label statistics', () => {
+test('conventional host labels at the left are not measured; other labels and registrable ones are', () => {
   const bare = domainFeatures('xkqzvwtp.com', lexicon);
-  const www = domainFeatures('www.xkqzvwtp.com', lexicon);
+  for (const name of ['www.xkqzvwtp.com', 'ns2.mail.xkqzvwtp.com', 'WWW3.xkqzvwtp.com.'])
+    assert.deepEqual(domainFeatures(name, lexicon), bare, name);
+  const random = domainFeatures('q9zx7k.xkqzvwtp.com', lexicon);
+  assert.equal(feature(random, 'subdomain_length'), 6);
   for (const name of FEATURE_NAMES.filter((n) => n.startsWith('registrable_')))
-    assert.equal(feature(www, name), feature(bare, name), name);
-  assert.equal(feature(www, 'subdomain_length'), 3);
-  assert.equal(feature(bare, 'subdomain_length'), 0);
+    assert.equal(feature(random, name), feature(bare, name), name);
+  // `mail` is the registrable label of mail.com, not a host label in front of it.
+  assert.equal(feature(domainFeatures('mail.com', lexicon), 'registrable_length'), 4);
 });
 
 test('the least word-like subdomain label is the one measured', () => {
   const f = domainFeatures('www.q9zx7k.mail.example.com', lexicon);
   assert.equal(feature(f, 'subdomain_length'), 6);
-  assert.equal(feature(f, 'subdomain_depth'), 3);
+  // www goes; mail stays, as it is not at the left.
+  assert.equal(feature(f, 'subdomain_depth'), 2);
 });
 
 test('word cover: most letters covered, then fewest words, with the words mean rarity', () => {
