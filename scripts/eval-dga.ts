@@ -110,9 +110,9 @@ function forestSummary(c: CrossValidation): Summary | undefined {
 }
 const forest = values['no-rf'] ? undefined : forestSummary(cv);
 
-const shippedDga = loadConfig({ path: 'config.yaml', env: {} }).pipeline.data_analysis.find(
-  (d) => d.detector_class_name === 'DGADetector',
-);
+const shippedDetectors = loadConfig({ path: 'config.yaml', env: {} }).pipeline.data_analysis;
+const shippedDga = shippedDetectors.find((d) => d.detector_class_name === 'DGADetector');
+const shippedDomainator = shippedDetectors.find((d) => d.detector_class_name === 'DomainatorDetector');
 function weakRule(): WarningRule | undefined {
   const text = values['weak-warnings'];
   if (text === 'none') return undefined;
@@ -140,6 +140,12 @@ function hostLevelAll(): HostLevelResult {
     hostHours: 0,
     accusedNames: [] as string[],
     lines: 0,
+    both: {
+      infectedFound: 0,
+      missed: [] as string[],
+      benignAccused: 0,
+      domainatorAccusedNames: [] as string[],
+    },
   };
   for (let k = 0; k < folds; k += 1) {
     const model = cv.models[k];
@@ -168,6 +174,13 @@ function hostLevelAll(): HostLevelResult {
       weak,
       browserProbes,
       nxdomainShare,
+      domainator: shippedDomainator && {
+        threshold: shippedDomainator.threshold,
+        minWindow: shippedDomainator.domainator.min_window,
+        maxWindow: shippedDomainator.domainator.max_window,
+        idleTimeoutSeconds: shippedDomainator.domainator.idle_timeout_seconds,
+        searchDomains: shippedDomainator.domainator.search_domains,
+      },
     });
     total.infected += r.infected;
     total.infectedFound += r.infectedFound;
@@ -177,11 +190,21 @@ function hostLevelAll(): HostLevelResult {
     total.hostHours += r.hostHours;
     total.accusedNames.push(...r.accusedNames);
     total.lines += r.lines;
+    if (r.both) {
+      total.both.infectedFound += r.both.infectedFound;
+      total.both.missed.push(...r.both.missed);
+      total.both.benignAccused += r.both.benignAccused;
+      total.both.domainatorAccusedNames.push(...r.both.domainatorAccusedNames);
+    }
     log(
-      `host level, fold ${k + 1}: ${r.infectedFound}/${r.infected} infected found, ${r.benignAccused}/${r.benignHosts} benign accused`,
+      `host level, fold ${k + 1}: ${r.infectedFound}/${r.infected} infected found, ${r.benignAccused}/${r.benignHosts} benign accused` +
+        (r.both
+          ? `; with the Domainator ${r.both.infectedFound} found, ${r.both.benignAccused} accused`
+          : ''),
     );
   }
-  return total;
+  const { both, ...dgaOnly } = total;
+  return shippedDomainator ? { ...dgaOnly, both } : dgaOnly;
 }
 const hostResult = hostLevelAll();
 
@@ -199,9 +222,7 @@ function speed(): { namesPerSecond: number; names: number } {
 
 /** The tunnelling detector on tool styles and benign subdomain-heavy services, at the shipped settings. */
 function domainatorSection(): string {
-  const detector = loadConfig({ path: 'config.yaml', env: {} }).pipeline.data_analysis.find(
-    (d) => d.detector_class_name === 'DomainatorDetector',
-  );
+  const detector = shippedDomainator;
   const report = evaluateDomainator({
     seed,
     sessions: quick ? 10 : 60,

@@ -10,7 +10,14 @@ import {
   type WarningRule,
   type WindowLine,
 } from '../../src/stages/detector/warning-window.ts';
+import {
+  expireIdle,
+  expiryIntervalMs,
+  observe,
+  type DomainWindow,
+} from '../../src/stages/detector/domainator/domainator.ts';
 import { generateTraffic } from '../../src/traffic/generator.ts';
+import { MapStore } from '../../src/traffic/tunnel/window-store.ts';
 
 export interface HostLevelOptions {
   readonly seed: number;
@@ -30,6 +37,46 @@ export interface HostLevelOptions {
   readonly browserProbes: number;
   /** Share of benign lookups answered NXDOMAIN (`generateTraffic`'s default when undefined). */
   readonly nxdomainShare?: number | undefined;
+  /**
+   * The shipped config's Domainator, run beside on every line (its chain has no NXDOMAIN filter)
+   * with event time as its clock: a host is alerted by it when one request reaches `threshold`.
+   */
+  readonly domainator?: DomainatorSettings | undefined;
+}
+
+export interface DomainatorSettings {
+  readonly threshold: number;
+  readonly minWindow: number;
+  readonly maxWindow: number;
+  readonly idleTimeoutSeconds: number;
+  readonly searchDomains: readonly string[];
+}
+
+/** The Domainator over one time-ordered stream of lines: which hosts it alerts, and by which name. */
+class DomainatorRun {
+  readonly alerted = new Map<string, string>();
+  readonly #store = new MapStore<DomainWindow>();
+  readonly #idleMs: number;
+  readonly #interval: number;
+  #nextTick = -Infinity;
+
+  constructor(readonly settings: DomainatorSettings) {
+    this.#idleMs = settings.idleTimeoutSeconds * 1000;
+    this.#interval = expiryIntervalMs(this.#idleMs);
+  }
+
+  add(host: string, name: string, atMs: number): void {
+    if (this.#nextTick === -Infinity) this.#nextTick = atMs + this.#interval;
+    for (; this.#nextTick <= atMs; this.#nextTick += this.#interval)
+      expireIdle(this.#store, this.#nextTick, this.#idleMs);
+    const { minWindow, maxWindow, threshold, searchDomains } = this.settings;
+    const result = observe(
+      this.#store,
+      { src_ip: host, domain_name: name },
+      { minWindow, maxWindow, now: atMs, searchDomains },
+    );
+    if (result && result.score >= threshold && !this.alerted.has(host)) this.alerted.set(host, name);
+  }
 }
 
 export interface HostLevelResult {
@@ -43,6 +90,14 @@ export interface HostLevelResult {
   /** Names that made benign hosts' alerts (for the report). */
   readonly accusedNames: string[];
   readonly lines: number;
+  /** With `domainator`: what the two detectors find together, as the shipped pipeline runs them. */
+  readonly both?: {
+    readonly infectedFound: number;
+    readonly missed: string[];
+    readonly benignAccused: number;
+    /** Benign hosts only the Domainator accused, with the name that did it. */
+    readonly domainatorAccusedNames: string[];
+  };
 }
 
 /** Runs one seeded traffic through prefilter, scoring and the warning window. */
@@ -61,10 +116,12 @@ export function hostLevel(o: HostLevelOptions): HostLevelResult {
     ...(o.nxdomainShare === undefined ? {} : { nxdomainShare: o.nxdomainShare }),
   });
   const relevant: { host: string; name: string; at: number; id: string }[] = [];
+  const tunnels = o.domainator && new DomainatorRun(o.domainator);
   let lines = 0;
   for (const g of traffic.lines()) {
     lines += 1;
     const line = JSON.parse(g.line) as { status_code: string; domain_name: string };
+    tunnels?.add(g.srcIp, line.domain_name, g.atMs);
     if (line.status_code !== 'NXDOMAIN') continue;
     relevant.push({ host: g.srcIp, name: line.domain_name, at: g.atMs, id: String(lines) });
   }
@@ -99,6 +156,7 @@ export function hostLevel(o: HostLevelOptions): HostLevelResult {
   const infected = traffic.truth.filter((h) => h.role === 'dga');
   const benign = traffic.truth.filter((h) => h.role === 'benign');
   const accused = benign.filter((h) => alerted.has(h.ip));
+  const either = (ip: string) => alerted.has(ip) || (tunnels?.alerted.has(ip) ?? false);
   return {
     infected: infected.length,
     infectedFound: infected.filter((h) => alerted.has(h.ip)).length,
@@ -108,5 +166,15 @@ export function hostLevel(o: HostLevelOptions): HostLevelResult {
     hostHours: benign.length * o.hours,
     accusedNames: [...new Set(accused.flatMap((h) => alerted.get(h.ip) ?? []))].slice(0, 20),
     lines,
+    ...(tunnels && {
+      both: {
+        infectedFound: infected.filter((h) => either(h.ip)).length,
+        missed: infected.filter((h) => !either(h.ip)).map((h) => (h.role === 'dga' ? h.family : '')),
+        benignAccused: benign.filter((h) => either(h.ip)).length,
+        domainatorAccusedNames: benign
+          .filter((h) => !alerted.has(h.ip) && tunnels.alerted.has(h.ip))
+          .map((h) => tunnels.alerted.get(h.ip) ?? ''),
+      },
+    }),
   };
 }

@@ -211,6 +211,25 @@ export function renderReport(r: ReportInput): string {
             ((10_000 * h.benignAccused) / Math.max(1, h.hostHours)).toFixed(2),
           ],
           ['names behind the accusations', h.accusedNames.map((n) => `\`${n}\``).join(' ') || '—'],
+          ...(h.both
+            ? [
+                [
+                  'with the Domainator beside it (as shipped): infected hosts found',
+                  `${h.both.infectedFound} of ${h.infected}${h.both.missed.length ? ` (missed: ${h.both.missed.join(', ')})` : ''}`,
+                ],
+                [
+                  'with the Domainator: benign hosts accused per 10,000 host-hours',
+                  `${((10_000 * h.both.benignAccused) / Math.max(1, h.hostHours)).toFixed(2)} (${h.both.benignAccused} hosts)`,
+                ],
+                [
+                  "names behind the Domainator's accusations",
+                  [...new Set(h.both.domainatorAccusedNames)]
+                    .slice(0, 8)
+                    .map((n) => `\`${n}\``)
+                    .join(' ') || '—',
+                ],
+              ]
+            : []),
         ],
       ),
     );

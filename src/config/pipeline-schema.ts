@@ -11,6 +11,7 @@ import { alertingSchema, GENERIC_ALERTER } from './alerting-schema.ts';
 import { logserverSchema, zeekSchema } from './source-schema.ts';
 import {
   componentName,
+  domainName,
   fraction,
   intBetween,
   modelArgs,
@@ -146,6 +147,13 @@ const domainatorSchema = z
     max_window: intBetween(2, 100).default(10),
     /** Seconds without a request after which a window is dropped. */
     idle_timeout_seconds: positiveNumber().default(300),
+    /**
+     * The network's own domains, as in its resolvers' search list: names under them are answered
+     * by the network's DNS servers, so no tunnel can sit there, and every failed lookup of a name
+     * with few dots comes back under them (`www.google.com.corp.example.com`), long and all
+     * different like a tunnel's requests. Not windowed.
+     */
+    search_domains: z.array(domainName()).default([]),
   })
   .superRefine(
     (w, ctx) => {

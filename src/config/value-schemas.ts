@@ -27,6 +27,19 @@ export const nonEmptyString = () =>
 
 export const port = () => intBetween(1, 65535);
 
+export const DOMAIN_NAME_EXPECTED = 'domain name of letters, digits and hyphens, e.g. "corp.example.com"';
+/** A DNS name as a config names a zone: lower-cased, without a trailing dot. */
+export const domainName = () =>
+  z
+    .string({ error: DOMAIN_NAME_EXPECTED })
+    .regex(
+      /^(?=.{1,253}\.?$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/,
+      {
+        error: DOMAIN_NAME_EXPECTED,
+      },
+    )
+    .transform((name) => name.toLowerCase().replace(/\.$/, ''));
+
 const TOPIC_NAME = /^[A-Za-z0-9._-]{1,249}$/;
 export const TOPIC_NAME_EXPECTED = 'Kafka topic name (letters, digits, ".", "_", "-"; at most 249)';
 

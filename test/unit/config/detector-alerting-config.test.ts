@@ -22,7 +22,12 @@ const load = (detector: Record<string, unknown>) =>
 test('a Domainator needs no model; its windows default to 3..10 requests and min_warnings to 1', () => {
   const config = load({ detector_class_name: 'DomainatorDetector' });
   const d = config.pipeline.data_analysis[0];
-  assert.deepEqual(d?.domainator, { min_window: 3, max_window: 10, idle_timeout_seconds: 300 });
+  assert.deepEqual(d?.domainator, {
+    min_window: 3,
+    max_window: 10,
+    idle_timeout_seconds: 300,
+    search_domains: [],
+  });
   assert.equal(d?.min_warnings, 1);
 });
 
@@ -114,4 +119,19 @@ test('weak_warnings: a lower score and more names than the entry, each bound nam
     load({ detector_class_name: 'DomainatorDetector', weak_warnings: { threshold: 0.1, min_warnings: 9 } }),
   );
   assert.match(domainator.format(), /weak_warnings: expected no weak_warnings \(only a DGADetector/);
+});
+
+test('domainator.search_domains: domain names, lower-cased without the trailing dot; anything else named', () => {
+  const d = load({
+    detector_class_name: 'DomainatorDetector',
+    domainator: { search_domains: ['Corp.Example.COM.'] },
+  }).pipeline.data_analysis[0]!;
+  assert.deepEqual(d.domainator.search_domains, ['corp.example.com']);
+  const error = configErrorOf(() =>
+    load({ detector_class_name: 'DomainatorDetector', domainator: { search_domains: ['corp example'] } }),
+  );
+  assert.match(
+    error.format(),
+    /pipeline\.data_analysis\[0\]\.domainator\.search_domains\[0\]: expected domain name of letters, digits and hyphens/,
+  );
 });

@@ -49,9 +49,9 @@ export interface DomainatorOptions {
 export function observe(
   store: KeyValueStore<DomainWindow>,
   line: { src_ip: string; domain_name: string; logline_id?: string },
-  o: { minWindow: number; maxWindow: number; now: number },
+  o: { minWindow: number; maxWindow: number; now: number; searchDomains?: readonly string[] },
 ): { score: number; window: string[] } | undefined {
-  const parts = windowDomain(line.domain_name);
+  const parts = windowDomain(line.domain_name, o.searchDomains);
   if (parts === undefined) return undefined;
   const { registrable, subdomain: thirdLevel } = parts;
   const key = windowKey(registrable, line.src_ip);
@@ -85,7 +85,12 @@ export function expireIdle(store: KeyValueStore<DomainWindow>, now: number, idle
  */
 export function createDomainator(o: DomainatorOptions): Stage {
   const clock = o.clock ?? Date.now;
-  const { min_window: minWindow, max_window: maxWindow, idle_timeout_seconds } = o.detector.domainator;
+  const {
+    min_window: minWindow,
+    max_window: maxWindow,
+    idle_timeout_seconds,
+    search_domains: searchDomains,
+  } = o.detector.domainator;
   const idleMs = idle_timeout_seconds * 1000;
   const instanceName = o.instanceName ?? o.detector.name;
   return {
@@ -120,7 +125,7 @@ export function createDomainator(o: DomainatorOptions): Stage {
               : observe(
                   store,
                   { src_ip: line.src_ip, domain_name: domain, logline_id: line.logline_id },
-                  { minWindow, maxWindow, now },
+                  { minWindow, maxWindow, now, searchDomains },
                 );
           scored.push({
             line,

@@ -1,4 +1,5 @@
 import { parse } from 'tldts';
+import { isInternetName } from '../internet-name.ts';
 
 /**
  * Zones whose subdomains are lookups keyed by an address or a hash, not names anybody could send
@@ -31,6 +32,32 @@ export const LOOKUP_ZONES: ReadonlySet<string> = new Set([
   'cymru.com',
 ]);
 
+/**
+ * Zones whose authoritative servers the provider runs and whose names carry its customers' or its
+ * own ids (load balancers, caches, API gateways, front doors, tunnels, user content): nobody else
+ * sees the queries, so no tunnel can sit there, and one host's lookups of several tenants' names
+ * look exactly like random, all different subdomains of one domain. Matched on the registrable
+ * domain (ICANN section) where the Public Suffix List's private section does not already make each
+ * tenant a domain of its own.
+ */
+export const PROVIDER_ZONES: ReadonlySet<string> = new Set([
+  'amazonaws.com',
+  'cloudfront.net',
+  'awsglobalaccelerator.com',
+  'on.aws',
+  'azurefd.net',
+  'azureedge.net',
+  'windows.net',
+  'azure.com',
+  'cfargotunnel.com',
+  'googleusercontent.com',
+  'googleapis.com',
+  'appspot.com',
+  'akamaiedge.net',
+  'akamaihd.net',
+  'fastly.net',
+]);
+
 /** The parts of a name the Domainator keeps a window for. */
 export interface WindowDomain {
   /** The registrable domain, private suffixes included (`bucket.s3.amazonaws.com` is one). */
@@ -41,17 +68,22 @@ export interface WindowDomain {
 
 /**
  * The registrable domain and subdomain of a name, or undefined when the Domainator has nothing to
- * look at: no subdomain, a lookup zone, or a name that is itself a public suffix. The private part
+ * look at: no subdomain, a lookup or provider zone, a name that stays inside the network or lies
+ * under one of its `searchDomains`, or a name that is itself a public suffix. The private part
  * of the Public Suffix List counts: under `s3.amazonaws.com`, `elb.amazonaws.com`,
  * `blob.core.windows.net` or `cloudfront.net` every tenant's name is a registrable domain of its
  * own (the provider runs their DNS, so no tunnel sits there), instead of one window per host
  * collecting the ids of every bucket and load balancer it uses.
  */
-export function windowDomain(domainName: string): WindowDomain | undefined {
+export function windowDomain(
+  domainName: string,
+  searchDomains: readonly string[] = [],
+): WindowDomain | undefined {
   const name = domainName.trim().toLowerCase().replace(/\.+$/, '');
-  if (name.endsWith('.arpa')) return undefined;
+  if (name.endsWith('.arpa') || !isInternetName(name)) return undefined;
+  if (searchDomains.some((d) => name === d || name.endsWith(`.${d}`))) return undefined;
   const icann = parse(name).domain;
-  if (icann !== null && LOOKUP_ZONES.has(icann)) return undefined;
+  if (icann !== null && (LOOKUP_ZONES.has(icann) || PROVIDER_ZONES.has(icann))) return undefined;
   const parsed = parse(name, { allowPrivateDomains: true });
   const registrable = parsed.domain;
   const subdomain = parsed.subdomain;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isDgaCandidate } from '../dga-features/candidate.ts';
+import { isInternetName } from '../internet-name.ts';
 import { lexiconOf, storedLexiconSchema, type Lexicon, type StoredLexicon } from '../dga-features/lexicon.ts';
 import { FEATURE_NAMES, domainFeatures } from '../dga-features/vector.ts';
 import { parseGbtModel, sigmoid, type GbtModel } from './gbt.ts';
@@ -66,10 +66,10 @@ export function parseDgaModel(json: unknown, path = 'model'): DgaModel {
   return loadedModel(file);
 }
 
-/** Malicious probability of each name; 0 for a name no DGA can use ({@link isDgaCandidate}). */
+/** Malicious probability of each name; 0 for a name no DGA can use ({@link isInternetName}). */
 export function scoreNames(model: DgaModel, names: readonly string[]): number[] {
   return names.map((name) =>
-    isDgaCandidate(name) ? sigmoid(flatMargin(model.classifier, domainFeatures(name, model.lexicon))) : 0,
+    isInternetName(name) ? sigmoid(flatMargin(model.classifier, domainFeatures(name, model.lexicon))) : 0,
   );
 }
 

@@ -49,7 +49,7 @@ function detectorConfig(over: Partial<DetectorConfig> = {}): DetectorConfig {
     min_warnings: 1,
     inspector_name: 'dga_inspector',
     produce_topics: ['generic'],
-    domainator: { min_window: 3, max_window: 10, idle_timeout_seconds: 300 },
+    domainator: { min_window: 3, max_window: 10, idle_timeout_seconds: 300, search_domains: [] },
     ...over,
   };
 }

@@ -79,7 +79,7 @@ const detector: DetectorConfig = {
   min_warnings: 1,
   inspector_name: 'tunnel_inspector',
   produce_topics: ['generic'],
-  domainator: { min_window: 3, max_window: 10, idle_timeout_seconds: 60 },
+  domainator: { min_window: 3, max_window: 10, idle_timeout_seconds: 60, search_domains: [] },
 };
 const topics = {
   input: 'pipeline-inspector_to_detector-domainator',

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
-import { isDgaCandidate } from '../../../../src/stages/detector/dga-features/candidate.ts';
+import { isInternetName } from '../../../../src/stages/detector/internet-name.ts';
 import { parseDgaModel, scoreNames } from '../../../../src/stages/detector/model/dga-model.ts';
 
-test('single labels and names under private top-level labels are no DGA candidates', () => {
+test('single labels and names under private top-level labels never reach the Internet', () => {
   for (const name of [
     'kjhsdfkjqw',
     'kjhsdfkjqw.',
@@ -15,11 +15,11 @@ test('single labels and names under private top-level labels are no DGA candidat
     'dc1.corp',
     '',
   ]) {
-    assert.equal(isDgaCandidate(name), false, name);
+    assert.equal(isInternetName(name), false, name);
   }
 });
 
-test('registrable names, dynamic-DNS customers and alternative roots stay candidates', () => {
+test('registrable names, dynamic-DNS customers and alternative roots reach it', () => {
   for (const name of [
     'xjwqkd.com',
     'xjwqkd.com.',
@@ -29,7 +29,7 @@ test('registrable names, dynamic-DNS customers and alternative roots stay candid
     '4.3.2.1.in-addr.arpa',
     'kjhsdfkj.corp.example.com',
   ]) {
-    assert.equal(isDgaCandidate(name), true, name);
+    assert.equal(isInternetName(name), true, name);
   }
 });
 

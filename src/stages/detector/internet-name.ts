@@ -22,15 +22,18 @@ const PRIVATE_TLDS = new Set([
 ]);
 
 /**
- * Whether a name can be a DGA's: a domain generation algorithm makes names its author can register
- * (or claim under a dynamic-DNS or free-hosting parent), so the name needs a label under a top-level
- * domain someone delegates. A single label never resolves on the Internet: Chromium's
- * intranet-redirect probes (three random 7-15 letter labels at every start and network change) are
- * the commonest random-looking names a benign host sends, and they are single labels; so are other
- * search-list expansions' first tries. Unknown top-level labels other than the private ones stay
- * candidates: malware uses alternative roots (`.bit`, OpenNIC's `.bazar`) through its own resolvers.
+ * Whether a name can reach a server its owner runs on the Internet, which both detectors need: a
+ * domain generation algorithm makes names its author can register (or claim under a dynamic-DNS or
+ * free-hosting parent), and a DNS tunnel needs the authoritative server of its domain. Either way
+ * the name needs a label under a top-level domain someone delegates. A single label never resolves
+ * on the Internet: Chromium's intranet-redirect probes (three random 7-15 letter labels at every
+ * start and network change) are the commonest random-looking names a benign host sends, and they
+ * are single labels; names under `cluster.local` (Kubernetes services and their search-list
+ * expansions) or `home.arpa` stay inside the network. Unknown top-level labels other than the
+ * private ones count: malware uses alternative roots (`.bit`, OpenNIC's `.bazar`) through its own
+ * resolvers.
  */
-export function isDgaCandidate(domain: string): boolean {
+export function isInternetName(domain: string): boolean {
   let end = domain.length;
   while (end > 0 && domain.charCodeAt(end - 1) === 46) end -= 1;
   const dot = domain.lastIndexOf('.', end - 1);
