@@ -18,11 +18,12 @@
  *   warning arrives late.)
  * Distinct names, because a DGA resolves many different names while a benign host that repeats one
  * mistyped or stale name is not a burst. A second, optional rule (`weak`) fires on many more names
- * at a lower score: a family whose names look less random than the model's threshold still resolves
- * dozens of them in a window, which no benign host's failed lookups come near. Either rule fires a
- * window; both are monotone in the window's warnings, so the arrival argument below holds for both. A burst within W that crosses a boundary fires in the
- * window before it, and in the window after it too when its part after the boundary alone holds
- * `minWarnings` names: a second alert with an id of its own, never a repeat of one.
+ * at a lower score: a family whose names look less random than the model's threshold still
+ * resolves dozens of them in a window, which no benign host's failed lookups come near. Either rule
+ * fires a window; both are monotone in the window's warnings, so the argument above holds for the
+ * pair. A burst within W that crosses a boundary fires in the window before it, and in the window
+ * after it too when its part after the boundary alone holds `minWarnings` names: a second alert
+ * with an id of its own, never a repeat of one.
  *
  * At most once per (host, window): the fired windows are part of the state; later warnings of a
  * fired window join nothing. The alert carries every warning of the window known when it fires:

@@ -55,8 +55,7 @@ function dotsIn(text: string): number {
  * benign text, so a host label neither hides a DGA name nor makes a benign one look random.
  */
 export function domainFeatures(domain: string, lexicon: Lexicon): Float64Array {
-  const full = splitName(domain);
-  const split = withoutHostLabels(full);
+  const split = withoutHostLabels(splitName(domain));
   const out = new Float64Array(FEATURE_NAMES.length);
   out[0] = split.name === '' ? 0 : dotsIn(split.name) + 1;
   out[1] = split.name.length;
