@@ -77,6 +77,8 @@ export interface KafkaClusterOptions {
 const DEFAULT_READY_TIMEOUT_MS = 180_000;
 const LISTEN_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 30_000;
+/** Polls in a row (500 ms apart) a restarted node must be in sync on before startNode returns. */
+const SETTLED_POLLS = 3;
 
 /**
  * A local KRaft cluster of combined broker+controller JVMs on 127.0.0.1, for development and
@@ -291,6 +293,10 @@ export class LocalKafkaCluster {
 
   private async waitNodeInSync(id: number, timeoutMs: number): Promise<void> {
     let last: PartitionState[] = [];
+    // In sync on SETTLED_POLLS polls in a row, not once: each poll's metadata may come from another
+    // broker, and one whose cache has not yet applied the ISR change (CI saw that under load) would
+    // show the node lagging right after this returned.
+    let settled = 0;
     await pollUntil(
       async () => {
         if (!this.isNodeRunning(id)) throw new AbortPoll(this.exitedError(id, 'while rejoining'));
@@ -301,7 +307,8 @@ export class LocalKafkaCluster {
         );
         const othersUp = this.nodeIds().every((n) => n === id || this.nodeState(n) === 'running');
         last = laggingPartitions(partitions, id, othersUp);
-        return brokers.includes(id) && last.length === 0;
+        settled = brokers.includes(id) && last.length === 0 ? settled + 1 : 0;
+        return settled >= SETTLED_POLLS;
       },
       {
         timeoutMs,
