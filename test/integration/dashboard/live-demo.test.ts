@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { generateTraffic } from '../../../src/traffic/index.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
-import { command } from '../monitoring/support.ts';
+import { dropDatabase } from '../monitoring/support.ts';
 import { startPrivateKafka } from '../../helpers/private-kafka.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { demoTestEdit, pipelineTestConfig } from '../pipeline/support.ts';
@@ -84,7 +84,7 @@ describe('the live demo (hamstring up --demo) in a real browser', { skip }, () =
       demo.kill('SIGINT'); // the second one exits at once
       await exited;
     }
-    if (clickhouseUrl) await command(clickhouseUrl, `DROP DATABASE IF EXISTS ${database}`);
+    if (clickhouseUrl) await dropDatabase(clickhouseUrl, database);
     await kafka?.stop();
   });
 

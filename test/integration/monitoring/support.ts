@@ -190,10 +190,10 @@ export async function produce(bootstrap: string, records: StageOutput[]): Promis
 export type { TestClickHouseLogin };
 
 /** A client with `login`, else the one the environment gives (testClickHouseLogin). */
-function testClient(url: string, login: TestClickHouseLogin = testClickHouseLogin()) {
+function testClient(url: string, login: TestClickHouseLogin = testClickHouseLogin(), timeoutMs = 10_000) {
   return createClient({
     url,
-    request_timeout: 10_000,
+    request_timeout: timeoutMs,
     log: { level: ClickHouseLogLevel.OFF },
     ...(login.username !== undefined ? { username: login.username } : {}),
     ...(login.password !== undefined ? { password: login.password } : {}),
@@ -239,6 +239,20 @@ export async function command(url: string, sql: string, login?: TestClickHouseLo
   const client = testClient(url, login);
   try {
     await client.command({ query: sql });
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Drops a test's database. Dropping a pipeline's tables and views waits for their merges, which on
+ * a loaded CI host took longer than the 10 s other statements get (the drop timed out after a
+ * passing test); a minute is what it gets here.
+ */
+export async function dropDatabase(url: string, database: string): Promise<void> {
+  const client = testClient(url, undefined, 60_000);
+  try {
+    await client.command({ query: `DROP DATABASE IF EXISTS ${database}` });
   } finally {
     await client.close();
   }

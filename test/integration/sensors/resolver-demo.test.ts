@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { loopbackOf } from '../../../src/app/resolver-feed.ts';
 import { generateTraffic } from '../../../src/traffic/index.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
-import { command } from '../monitoring/support.ts';
+import { dropDatabase } from '../monitoring/support.ts';
 import { startPrivateKafka } from '../../helpers/private-kafka.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { demoTestEdit, pipelineTestConfig } from '../pipeline/support.ts';
@@ -37,7 +37,7 @@ before(async () => {
   }));
 });
 after(async () => {
-  if (clickhouseUrl) await command(clickhouseUrl, `DROP DATABASE IF EXISTS ${database}`);
+  if (clickhouseUrl) await dropDatabase(clickhouseUrl, database);
   await kafka?.stop();
 });
 
