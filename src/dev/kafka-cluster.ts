@@ -1,7 +1,7 @@
 import { PLAINTEXT_SECURITY } from '../config/index.ts';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { describePartitions, probeKafkaReady, type PartitionState } from '../kafka/readiness.ts';
-import { laggingPartitions, notInSyncError } from './kafka-node-sync.ts';
+import { probeKafkaReady } from '../kafka/readiness.ts';
+import { waitNodeInSync } from './kafka-node-sync.ts';
 import { findJava } from './executables.ts';
 import { requireKafkaDistribution } from './kafka-distribution.ts';
 import {
@@ -77,8 +77,6 @@ export interface KafkaClusterOptions {
 const DEFAULT_READY_TIMEOUT_MS = 180_000;
 const LISTEN_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 30_000;
-/** Polls in a row (500 ms apart) a restarted node must be in sync on before startNode returns. */
-const SETTLED_POLLS = 3;
 
 /**
  * A local KRaft cluster of combined broker+controller JVMs on 127.0.0.1, for development and
@@ -292,30 +290,13 @@ export class LocalKafkaCluster {
   }
 
   private async waitNodeInSync(id: number, timeoutMs: number): Promise<void> {
-    let last: PartitionState[] = [];
-    // In sync on SETTLED_POLLS polls in a row, not once: each poll's metadata may come from another
-    // broker, and one whose cache has not yet applied the ISR change (CI saw that under load) would
-    // show the node lagging right after this returned.
-    let settled = 0;
-    await pollUntil(
-      async () => {
-        if (!this.isNodeRunning(id)) throw new AbortPoll(this.exitedError(id, 'while rejoining'));
-        const { brokers, partitions } = await describePartitions(
-          this.bootstrapServers,
-          5000,
-          PLAINTEXT_SECURITY,
-        );
-        const othersUp = this.nodeIds().every((n) => n === id || this.nodeState(n) === 'running');
-        last = laggingPartitions(partitions, id, othersUp);
-        settled = brokers.includes(id) && last.length === 0 ? settled + 1 : 0;
-        return settled >= SETTLED_POLLS;
-      },
-      {
-        timeoutMs,
-        intervalMs: 500,
-        onTimeout: (error) => notInSyncError(id, timeoutMs, last, error),
-      },
-    );
+    await waitNodeInSync({
+      bootstrapServers: this.bootstrapServers,
+      id,
+      timeoutMs,
+      exited: () => (this.isNodeRunning(id) ? undefined : this.exitedError(id, 'while rejoining')),
+      othersUp: () => this.nodeIds().every((n) => n === id || this.nodeState(n) === 'running'),
+    });
   }
 
   private exitedError(id: number, when: string): Error {

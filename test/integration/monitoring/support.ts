@@ -235,8 +235,13 @@ export async function query<T>(url: string, sql: string, login?: TestClickHouseL
   }
 }
 
-export async function command(url: string, sql: string, login?: TestClickHouseLogin): Promise<void> {
-  const client = testClient(url, login);
+export async function command(
+  url: string,
+  sql: string,
+  login?: TestClickHouseLogin,
+  timeoutMs?: number,
+): Promise<void> {
+  const client = testClient(url, login, timeoutMs);
   try {
     await client.command({ query: sql });
   } finally {
@@ -250,10 +255,5 @@ export async function command(url: string, sql: string, login?: TestClickHouseLo
  * passing test); a minute is what it gets here.
  */
 export async function dropDatabase(url: string, database: string): Promise<void> {
-  const client = testClient(url, undefined, 60_000);
-  try {
-    await client.command({ query: `DROP DATABASE IF EXISTS ${database}` });
-  } finally {
-    await client.close();
-  }
+  await command(url, `DROP DATABASE IF EXISTS ${database}`, undefined, 60_000);
 }
