@@ -225,7 +225,13 @@ export class FakeProducer implements ProducerPort {
     this.#pendingOffsets = [];
     await this.#fault('abortTransaction');
   }
+  /**
+   * Delivery errors whose reports reach the tally only at the next flush, as librdkafka's reports
+   * reach JavaScript only on a poll (a commit can fail before they arrive).
+   */
+  lateDeliveryErrors: KafkaError[] = [];
   flush(): Promise<void> {
+    this.deliveryErrors.push(...this.lateDeliveryErrors.splice(0));
     return Promise.resolve();
   }
   tally(): DeliveryTally & { firstError?: KafkaError; refused: KafkaError[] } {

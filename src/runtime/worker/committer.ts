@@ -1,4 +1,7 @@
-import { runtimeConfigError } from '../../kafka/classify.ts';
+import { classifyKafkaError, runtimeConfigError } from '../../kafka/classify.ts';
+import { code } from '../../kafka/error-codes.ts';
+import type { ProducerPort } from '../../kafka/producer.ts';
+import { RetriesExhausted } from '../kafka-session.ts';
 import type { FetchedRecord, TopicPartitionOffset } from '../../kafka/records.ts';
 import type { Stage, StageOutput } from '../stage.ts';
 import type { CommitInfo } from '../worker-options.ts';
@@ -62,4 +65,38 @@ export function recordCommit(
   ctx.metrics.lastCommit.set(now / 1000);
   ctx.metrics.records.inc({ direction: 'out' }, produced);
   ctx.lifecycle.committed();
+}
+
+/** librdkafka's commit error when records of the transaction failed delivery. */
+const INCONSISTENT = code('_INCONSISTENT');
+
+/**
+ * The error a failed commit is reported as. When the ACL goes after the topic's partitions joined
+ * the transaction, the broker refuses the produce requests and librdkafka fails the commit with
+ * `_INCONSISTENT` ("n message(s) failed delivery"), a fatal error the recovery would answer by
+ * recreating the producer until the fatal limit. A refused delivery of the `authorization` or
+ * `config` kind is what such a commit failed on: it is reported instead, naming principal, operation
+ * and resource, and the worker stops with it. The delivery reports may still be on their way to
+ * JavaScript when the commit fails, so they are flushed in first (bounded by `flushMs`).
+ */
+export async function namedCommitFailure(
+  e: unknown,
+  producer: Pick<ProducerPort, 'tally' | 'flush'>,
+  flushMs: number,
+): Promise<unknown> {
+  const err =
+    e instanceof RetriesExhausted
+      ? e.cause
+      : e instanceof Error
+        ? classifyKafkaError(e, 'commit-transaction')
+        : undefined;
+  if (err === undefined) return e;
+  const failedDeliveries = err.code === INCONSISTENT;
+  if (err.kind !== 'config' && err.kind !== 'authorization' && !failedDeliveries) return e;
+  if (failedDeliveries && producer.tally().firstError === undefined)
+    await producer.flush(flushMs).catch(() => undefined);
+  const first = producer.tally().firstError;
+  if (first?.record === undefined) return e;
+  if (first.kind === err.kind) return first;
+  return failedDeliveries && (first.kind === 'config' || first.kind === 'authorization') ? first : e;
 }

@@ -12,13 +12,10 @@ import {
 import { nextOffsets, partitionsOf } from '../batch-offsets.ts';
 import type { StageOutput } from '../stage.ts';
 import type { CommitInfo } from '../worker-options.ts';
-import { checkDeclaredTopics, commitInfo, type Committer } from './committer.ts';
+import { checkDeclaredTopics, commitInfo, namedCommitFailure, type Committer } from './committer.ts';
 import type { TransactionRunner } from './transaction-runner.ts';
 import type { WorkerContext } from './worker-context.ts';
 import type { AbortReason } from '../worker-options.ts';
-
-/** librdkafka's commit error when records of the transaction failed delivery. */
-const INCONSISTENT = code('_INCONSISTENT');
 
 /** What the committer reads of the worker. */
 export type ExactlyOnceContext = Pick<
@@ -74,7 +71,11 @@ export class ExactlyOnceCommitter implements Committer {
       return false;
     } catch (e) {
       const refused = await this.#refused(e);
-      if (refused === undefined) throw (await this.#missingTopic(e, produced)) ?? this.#named(e);
+      if (refused === undefined)
+        throw (
+          (await this.#missingTopic(e, produced)) ??
+          (await namedCommitFailure(e, s.producer, ctx.o.kafka.apiTimeoutMs))
+        );
       await this.stale.abort('refused');
       const own = await culprits(s.producer, refused, produced, ctx.o.kafka.apiTimeoutMs);
       const { failures, unattributed } = attributeRefused(own.length > 0 ? own : refused, produced, records);
@@ -82,9 +83,17 @@ export class ExactlyOnceCommitter implements Committer {
     }
   }
 
-  /** Waits for the commit under way, if any; rejects with its error (the transaction is then still open). */
-  settle(): Promise<void> {
-    return this.runner.settle();
+  /**
+   * Waits for the commit under way, if any; rejects with its error (the transaction is then still
+   * open), a refusal that failed the commit named as such (namedCommitFailure).
+   */
+  async settle(): Promise<void> {
+    try {
+      await this.runner.settle();
+    } catch (e) {
+      const ctx = this.ctx;
+      throw await namedCommitFailure(e, ctx.session.producer, ctx.o.kafka.apiTimeoutMs);
+    }
   }
 
   /** Nothing spans batches here: a clean stop only waits for the commit under way. */
@@ -124,29 +133,6 @@ export class ExactlyOnceCommitter implements Committer {
     } finally {
       admin.close();
     }
-  }
-
-  /**
-   * A commit that failed for a topic (deleted, not writable) as the delivery error naming that topic.
-   * librdkafka fails the commit with the refusal's own code when the coordinator refused the
-   * transaction's partitions, but with _INCONSISTENT ("n message(s) failed delivery") when the
-   * produce requests were refused: then the deliveries say why, and a refusal that never goes away
-   * (an ACL removed) must stop the worker naming it, not recreate producers until the fatal limit.
-   */
-  #named(e: unknown): unknown {
-    const err =
-      e instanceof RetriesExhausted
-        ? e.cause
-        : e instanceof Error
-          ? classifyKafkaError(e, 'commit-transaction')
-          : undefined;
-    if (err === undefined) return e;
-    const failedDeliveries = err.code === INCONSISTENT;
-    if (err.kind !== 'config' && err.kind !== 'authorization' && !failedDeliveries) return e;
-    const first = this.ctx.session.producer.tally().firstError;
-    if (first?.record === undefined) return e;
-    if (first.kind === err.kind) return first;
-    return failedDeliveries && (first.kind === 'config' || first.kind === 'authorization') ? first : e;
   }
 
   /** The records Kafka refused when `e` says some were, each naming its index; undefined otherwise. */

@@ -3,12 +3,12 @@ import { nextOffsets, partitionsOf } from '../batch-offsets.ts';
 import type { StageOutput } from '../stage.ts';
 import { TransactionSpan, type CommitInterval, type Position } from '../transaction-span.ts';
 import type { CommitInfo } from '../worker-options.ts';
-import { checkDeclaredTopics, type Committer } from './committer.ts';
+import { checkDeclaredTopics, namedCommitFailure, type Committer } from './committer.ts';
 import type { TransactionRunner } from './transaction-runner.ts';
 import type { WorkerContext } from './worker-context.ts';
 
 /** What the committer reads of the worker. */
-export type SpanningContext = Pick<WorkerContext, 'stage' | 'clock' | 'epochs' | 'stores'>;
+export type SpanningContext = Pick<WorkerContext, 'o' | 'stage' | 'clock' | 'epochs' | 'stores' | 'session'>;
 
 /**
  * Exactly-once with a commit interval: one transaction spans several batches. Each batch's outputs
@@ -85,9 +85,16 @@ export class SpanningCommitter implements Committer {
     await this.settle();
   }
 
-  /** Waits for the commit under way, if any; rejects with its error (the transaction is then still open). */
-  settle(): Promise<void> {
-    return this.runner.settle();
+  /**
+   * Waits for the commit under way, if any; rejects with its error (the transaction is then still
+   * open), a refusal that failed the commit named as such (namedCommitFailure).
+   */
+  async settle(): Promise<void> {
+    try {
+      await this.runner.settle();
+    } catch (e) {
+      throw await namedCommitFailure(e, this.ctx.session.producer, this.ctx.o.kafka.apiTimeoutMs);
+    }
   }
 
   /** The next consume may wait only until the open span is due. */

@@ -243,6 +243,41 @@ describe('the worker loop, one step at a time on fake clients', () => {
     assert.equal(kafka.topic.committed, 0);
   });
 
+  it('with a commit interval, a commit failed by refused deliveries whose reports come late stops naming the refusal', async () => {
+    const { kafka, worker, recoveries } = setUp(2, { commitInterval: { maxMs: 60_000, maxRecords: 2 } });
+    await worker.start({ loop: false });
+    const producer = kafka.producers[0]!;
+    // The span's commit runs while the next batch is fetched, and fails before the refused
+    // deliveries' reports reached the tally: they arrive with the flush.
+    producer.lateDeliveryErrors = [
+      new KafkaError(
+        'authorization',
+        code('TOPIC_AUTHORIZATION_FAILED'),
+        'delivery',
+        'Broker: Topic authorization failed: producing to topic loop-out',
+        { fatal: false, retriable: false, txnRequiresAbort: false },
+        { topic: 'loop-out', partition: -1, index: 0, bytes: 1 },
+      ),
+    ];
+    producer.faults.commitTransaction = raw(
+      code('_INCONSISTENT'),
+      '2 message(s) failed delivery (see individual delivery reports)',
+      { isTxnRequiresAbort: true },
+    );
+    await worker.step();
+    await worker.step();
+    await worker.done();
+    const s = worker.status();
+    assert.equal(s.state, 'failed');
+    assert.match(s.failure ?? '', /not authorized: .*producing to topic loop-out/);
+    assert.deepEqual(
+      recoveries.map((r) => [r.kind, r.action]),
+      [['authorization', 'stop']],
+    );
+    assert.equal(kafka.producers.length, 1, 'no producer was recreated');
+    assert.equal(kafka.topic.committed, 0);
+  });
+
   it('a transport failure at start enters the reconnect loop and stays live', async () => {
     const { kafka, worker, recoveries } = setUp(1);
     kafka.nextProducerFaults.push({ connect: raw(code('_TRANSPORT'), 'connection refused') });
