@@ -1,6 +1,7 @@
 import { createAdmin, type AdminPort } from '../../src/kafka/admin.ts';
 import { verifyKafkaOptions } from '../../src/verify/settings.ts';
 import { createReadCommittedReader } from '../../src/kafka/read-committed-reader.ts';
+import { MetadataClient } from '../../src/kafka/admin-metadata.ts';
 import { createProducer } from '../../src/kafka/producer.ts';
 import { KafkaError } from '../../src/kafka/kafka-error.ts';
 import { isStrandedError } from '../../src/kafka/stranded-client.ts';
@@ -63,8 +64,10 @@ export async function createTopics(
 /**
  * Seeds `count` records `seq-<i>` keyed `k-<i % keys>`: the value is the sequence number, so the
  * output can be checked for loss, duplicates and per-key order. A seed whose client was stranded
- * before it delivered anything (stranded-client.ts; it happens right after a broker fault) is run
- * again with a new client; nothing of it reached Kafka, so nothing is written twice.
+ * (stranded-client.ts; it happens right after a broker fault) is run again with a new client, but
+ * only when the topic's end offsets show that nothing of it reached Kafka: a record written before
+ * its delivery report came back would otherwise be seeded twice, and a test would count the
+ * duplicate input as an output its worker doubled.
  */
 export async function seed(
   bootstrap: string,
@@ -73,6 +76,7 @@ export async function seed(
   count: number,
   keys = 64,
 ): Promise<void> {
+  const endBefore = await topicEnd(bootstrap, topic);
   for (let attempt = 1; ; attempt += 1) {
     const p = createProducer(
       {
@@ -90,15 +94,31 @@ export async function seed(
         await p.produce({ topic, key: `k-${i % keys}`, value: String(i) });
       await p.flush(60_000);
     } catch (e) {
-      const nothingSent = p.tally().delivered === 0;
       await p.close(1_000);
-      if (attempt < 3 && nothingSent && e instanceof KafkaError && isStrandedError(e)) continue;
+      const stranded = e instanceof KafkaError && isStrandedError(e);
+      if (attempt < 3 && stranded && (await topicEnd(bootstrap, topic)) === endBefore) continue;
+      if (stranded)
+        throw new Error(`seeding ${topic} stranded after some of its records reached Kafka`, { cause: e });
       throw e;
     }
     const t = p.tally();
     await p.close(10_000);
     if (t.failed > 0) throw new Error(`seeding failed for ${t.failed} records: ${t.firstError?.message}`);
     return;
+  }
+}
+
+/** The sum of a topic's high watermarks: how many offsets its partitions hold. */
+async function topicEnd(bootstrap: string, topic: string): Promise<number> {
+  const client = new MetadataClient(bootstrap, 'seed-watermarks');
+  try {
+    const md = await retryingTransient(() => client.metadata({ topic, timeout: 10_000 }));
+    // A topic the seed itself creates (auto-creation) holds nothing yet.
+    if (!md.topics.some((t) => t.name === topic && t.partitions.length > 0)) return 0;
+    const marks = await retryingTransient(() => client.watermarks(topic, 10_000));
+    return marks.reduce((sum, m) => sum + m.high, 0);
+  } finally {
+    client.close();
   }
 }
 

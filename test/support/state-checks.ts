@@ -57,12 +57,17 @@ export function lastPerKey(records: FetchedRecord[]): Map<string, number> {
   return new Map(records.map((r) => [String(r.key), Number(String(r.value))]));
 }
 
-/** The output has one record per input record and ends at each key's sum; so does the changelog. */
+/**
+ * The output has one record per input record and ends at each key's sum; so does the changelog.
+ * With `input`, a wrong count also says how many records the input holds, which tells a doubled
+ * input from a doubled output.
+ */
 export async function assertSums(
   bootstrap: string,
   output: string,
   group: string,
   count: number,
+  input?: string,
 ): Promise<void> {
   let seen = 0;
   await waitFor(async () => (seen = (await readAll(bootstrap, output, 1_000, 20_000)).length) >= count, {
@@ -73,7 +78,13 @@ export async function assertSums(
   });
   const expected = expectedSums(count);
   const out = await readAll(bootstrap, output);
-  assert.equal(out.length, count, 'one output per input record: nothing lost, nothing doubled');
+  const inputs =
+    input !== undefined && out.length !== count ? (await readAll(bootstrap, input)).length : undefined;
+  assert.equal(
+    out.length,
+    count,
+    `one output per input record: nothing lost, nothing doubled${inputs === undefined ? '' : ` (the input holds ${inputs} records)`}`,
+  );
   assert.deepEqual(lastPerKey(out), expected, 'the last output per key is the sum of its inputs');
   const changelog = await readAll(bootstrap, changelogTopic(group, 'sums'));
   assert.deepEqual(lastPerKey(changelog), expected, 'the changelog holds each key at its sum');

@@ -1,6 +1,7 @@
 import type { ConsumerPort } from '../../kafka/consumer.ts';
 import type { FetchedRecord, OutgoingRecord, TopicPartition } from '../../kafka/records.ts';
 import type { AssignmentEpochs, EpochCause } from '../assignment-epochs.ts';
+import type { CommittedFloor } from '../committed-floor.ts';
 import type { PartitionState } from './contract.ts';
 import type { StateEngine } from './state-engine.ts';
 import type { StateTransaction } from './state-transaction.ts';
@@ -34,6 +35,8 @@ export class StateBinding {
       epochs: AssignmentEpochs;
       /** The current consumer, if any. */
       consumer: () => ConsumerPort | undefined;
+      /** This worker's own commits: the rewind below never goes under them. */
+      committedFloor: CommittedFloor;
       apiTimeoutMs: number;
     },
   ) {}
@@ -93,7 +96,8 @@ export class StateBinding {
     const tps = this.d.epochs.assigned().filter((tp) => numbers.has(tp.partition));
     const rewind = tps.filter((tp) => this.#early.has(tp.partition));
     if (rewind.length > 0) {
-      for (const c of await consumer.committed(rewind, this.d.apiTimeoutMs))
+      const reported = await consumer.committed(rewind, this.d.apiTimeoutMs);
+      for (const c of this.d.committedFloor.apply(reported).positions)
         await consumer.seek(c, this.d.apiTimeoutMs);
       for (const tp of rewind) this.#early.delete(tp.partition);
     }

@@ -96,6 +96,7 @@ export class TransactionalWorker {
       },
       isStopping: () => this.#ctx.lifecycle.stopRequested,
     });
+    const committedFloor = new CommittedFloor();
     const stores = StateEngine.needed(stage)
       ? new StateBinding(
           new StateEngine({
@@ -112,6 +113,7 @@ export class TransactionalWorker {
           {
             epochs,
             consumer: () => (session.hasConsumer ? session.consumer : undefined),
+            committedFloor,
             apiTimeoutMs: options.kafka.apiTimeoutMs,
           },
         )
@@ -140,7 +142,7 @@ export class TransactionalWorker {
       deadLetterLimit: new DeadLetterLimit(policy.deadLetterLimit),
       deliveries: new DeliveryPlanner(this.#attempts.store, groupId, policy.maxDeliveries),
       stores,
-      committedFloor: new CommittedFloor(),
+      committedFloor,
       lifecycle: new WorkerLifecycle(this.log),
       txn: new Transaction(session, options.kafka.apiTimeoutMs),
       inFlight: new InFlight(),

@@ -35,8 +35,8 @@ after(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const assertSums = (output: string, group: string, count: number) =>
-  checkSums(bootstrap, output, group, count);
+const assertSums = (output: string, group: string, count: number, input?: string) =>
+  checkSums(bootstrap, output, group, count, input);
 const readAll = (topic: string, idleMs?: number, timeoutMs?: number) =>
   readCommittedAll(bootstrap, topic, idleMs, timeoutMs);
 
@@ -78,7 +78,7 @@ async function abortAfterStoreWrite(o: {
   assert.ok((await metric(first.metrics.registry, 'hamstring_worker_transactions_aborted_total', {})) >= 1);
   const max = o.span?.commitInterval.maxRecords ?? 0;
   const midSpan = o.span ? discarded.some((n) => n > o.span!.batchSize && n < max) : false;
-  await assertSums(output, group, 3_000);
+  await assertSums(output, group, 3_000, input);
   await first.stop();
 
   await seed(bootstrap, input, 3_000, 1_000);
@@ -88,7 +88,7 @@ async function abortAfterStoreWrite(o: {
     o.span ? { commitInterval: o.span.commitInterval } : {},
   );
   await second.start();
-  await assertSums(output, group, 4_000);
+  await assertSums(output, group, 4_000, input);
   await second.stop();
   return { midSpan, discarded };
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { AssignmentEpochs } from '../../../src/runtime/assignment-epochs.ts';
+import { CommittedFloor } from '../../../src/runtime/committed-floor.ts';
 import { StateBinding } from '../../../src/runtime/state/state-binding.ts';
 import { engineWith, gatedReader } from '../../support/state-engine-fakes.ts';
 
@@ -20,6 +21,7 @@ async function bound(instance: string) {
   const b = new StateBinding(e, {
     epochs: new AssignmentEpochs(),
     consumer: () => undefined,
+    committedFloor: new CommittedFloor(),
     apiTimeoutMs: 1_000,
   });
   const counts = () => b.partitionState(0).store<number>('counts');
