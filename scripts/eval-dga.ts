@@ -43,6 +43,11 @@ const { values } = parseArgs({
     'browser-probes': { type: 'string', default: '1' },
     /** Share of benign lookups answered NXDOMAIN in the host-level run (default the generator's 3 %). */
     'nxdomain-share': { type: 'string' },
+    /**
+     * Users behind each host address (NAT, a proxy, a shared resolver client): each address looks up
+     * and probes as many times as that many users, over proportionally fewer addresses.
+     */
+    'users-per-host': { type: 'string', default: '1' },
   },
 });
 const quick = values.quick === true;
@@ -128,6 +133,9 @@ function weakRule(): WarningRule | undefined {
 const weak = weakRule();
 const browserProbes = Number(values['browser-probes']);
 const nxdomainShare = values['nxdomain-share'] === undefined ? undefined : Number(values['nxdomain-share']);
+const usersPerHost = Number(values['users-per-host']);
+if (!Number.isInteger(usersPerHost) || usersPerHost < 1)
+  throw new Error(`--users-per-host: expected an integer >= 1, got ${values['users-per-host']}`);
 
 /** Host level: every fold's families on infected hosts, benign hosts on that fold's held-out sources. */
 function hostLevelAll(): HostLevelResult {
@@ -163,16 +171,16 @@ function hostLevelAll(): HostLevelResult {
     const r = hostLevel({
       seed: seed + k,
       families,
-      benignHosts: quick ? 200 : 2000,
+      benignHosts: Math.max(1, Math.round((quick ? 200 : 2000) / usersPerHost)),
       hours: quick ? 0.25 : 1,
-      perHostRate: 0.2,
+      perHostRate: 0.2 * usersPerHost,
       benignNames: names,
       score: (n) => scoreNames(model, n),
       threshold: ours.threshold,
       minWarnings: Number(values['min-warnings']),
       windowSeconds: Number(values['window-seconds']),
       weak,
-      browserProbes,
+      browserProbes: browserProbes * usersPerHost,
       nxdomainShare,
       domainator: shippedDomainator && {
         threshold: shippedDomainator.threshold,
@@ -235,7 +243,7 @@ function domainatorSection(): string {
 }
 
 const report = renderReport({
-  command: `npm run eval:dga${quick ? ' -- --quick' : ''}${values.threshold === undefined ? '' : ` -- --threshold ${values.threshold}`}`,
+  command: `npm run eval:dga${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
   dataset: {
     benign: samples.filter((s) => s.malicious === 0).length,
     malicious: samples.filter((s) => s.malicious === 1).length,
@@ -252,6 +260,7 @@ const report = renderReport({
     weak,
     browserProbes,
     nxdomainShare: nxdomainShare ?? DEFAULT_NXDOMAIN_SHARE,
+    usersPerHost,
   },
   speed: speed(),
   sourceDescriptions: new Map(BENIGN_SOURCES.map((s) => [s.name, `${s.origin}: ${s.description}`])),

@@ -17,6 +17,8 @@ export interface ReportInput {
     browserProbes: number;
     /** Share of benign lookups answered NXDOMAIN. */
     nxdomainShare: number;
+    /** Users behind each host address: its lookups and probes are that many users'. */
+    usersPerHost: number;
   };
   readonly speed?: { namesPerSecond: number; names: number };
   readonly sourceDescriptions: ReadonlyMap<string, string>;
@@ -190,6 +192,10 @@ export function renderReport(r: ReportInput): string {
     out.push(
       `(three random 7-15 letter single labels, bare and under the search suffix) ${hl.browserProbes} time(s) an hour.`,
     );
+    if (hl.usersPerHost > 1)
+      out.push(
+        `Each host address stands for ${hl.usersPerHost} users (NAT, a proxy): ${hl.usersPerHost} times the lookups and probes of one, over that many times fewer addresses.`,
+      );
     out.push(
       `Prefilter: NXDOMAIN only; an alert needs ${hl.minWarnings} distinct warning names within ${hl.windowSeconds} s of event time${weakText}.`,
     );
