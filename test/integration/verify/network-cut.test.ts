@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
 import { NetworkNamespace } from '../../../src/dev/network-namespace.ts';
@@ -64,13 +64,14 @@ describe('hamstring verify: network cut between workers and broker', { skip: una
     rmSync(DATA_DIR, { recursive: true, force: true });
   });
 
+  const workDir = join(projectRoot, 'var', 'verify', 'network-cut-test');
   test(`2,000 records through 2 workers in a network namespace survive ${CUTS_S.join(' s and ')} s cuts, with 1-in-3 aborts, exactly once`, async () => {
     const report = await runScenario(shortCuts, {
       bootstrap: cluster.bootstrapServers,
       cluster,
       records: 2_000,
       workers: 2,
-      workDir: join(projectRoot, 'var', 'verify', 'network-cut-test'),
+      workDir,
       drainTimeoutMs: 180_000,
       namespace: {
         bootstrap: cluster.namespaceBootstrap(namespace.hostAddress),
@@ -80,7 +81,9 @@ describe('hamstring verify: network cut between workers and broker', { skip: una
       },
       log: process.env.HAMSTRING_VERIFY_VERBOSE ? (l) => process.stderr.write(`${l}\n`) : undefined,
     });
-    const summary = JSON.stringify({ ...report, final: undefined, concurrent: undefined });
+    // A failure in CI says what the workers went through: the last lines they logged that were not
+    // the injected aborts.
+    const summary = `${JSON.stringify({ ...report, final: undefined, concurrent: undefined })}\n${workerLogTail(workDir)}`;
     assert.equal(namespace.isCut, false);
     assert.equal(report.faults.length, CUTS_S.length, summary);
     assert.deepEqual(report.problems, [], summary);
@@ -92,3 +95,18 @@ describe('hamstring verify: network cut between workers and broker', { skip: una
     for (const f of report.faults) assert.equal(f.commitsDuring, 0, summary);
   });
 });
+
+/** The last 40 lines of the newest workers' log in `dir` that are not injected aborts. */
+function workerLogTail(dir: string): string {
+  const logs = readdirSync(dir)
+    .filter((f) => f.endsWith('-workers.log'))
+    .map((f) => join(dir, f))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  if (logs[0] === undefined) return 'no workers log';
+  return readFileSync(logs[0], 'utf8')
+    .split('\n')
+    .filter((l) => l !== '' && !l.includes('injected _STATE') && !l.includes('"event":"abort"'))
+    .slice(-40)
+    .map((l) => l.slice(0, 400))
+    .join('\n');
+}
