@@ -209,28 +209,32 @@ describe('the worker loop, one step at a time on fake clients', () => {
     assert.match(s.failure ?? '', /not authorized: TRANSACTIONAL_ID_AUTHORIZATION_FAILED/);
   });
 
-  it('a commit failed by refused deliveries stops naming the refusal, not after recreating producers', async () => {
-    const { kafka, worker, recoveries } = setUp(2);
+  /**
+   * The produce requests were refused (the ACL went after the partitions joined the transaction):
+   * librdkafka fails the commit with _INCONSISTENT, and the delivery reports carry the cause, at
+   * once or (`late`) only with the next flush, as the binding's poll can bring them after the commit
+   * failed. The worker must stop naming the refusal, not recreate producers until the fatal limit.
+   */
+  const refusedDeliveries = async (o: { extra: Partial<WorkerOptions>; late: boolean; steps: number }) => {
+    const { kafka, worker, recoveries } = setUp(2, o.extra);
     await worker.start({ loop: false });
     const producer = kafka.producers[0]!;
-    // The produce requests were refused (the ACL went after the partitions joined the transaction):
-    // librdkafka fails the commit with _INCONSISTENT, and the delivery reports carry the cause.
-    producer.deliveryErrors = [
-      new KafkaError(
-        'authorization',
-        code('TOPIC_AUTHORIZATION_FAILED'),
-        'delivery',
-        'Broker: Topic authorization failed: producing to topic loop-out',
-        { fatal: false, retriable: false, txnRequiresAbort: false },
-        { topic: 'loop-out', partition: -1, index: 0, bytes: 1 },
-      ),
-    ];
+    const refusal = new KafkaError(
+      'authorization',
+      code('TOPIC_AUTHORIZATION_FAILED'),
+      'delivery',
+      'Broker: Topic authorization failed: producing to topic loop-out',
+      { fatal: false, retriable: false, txnRequiresAbort: false },
+      { topic: 'loop-out', partition: -1, index: 0, bytes: 1 },
+    );
+    if (o.late) producer.lateDeliveryErrors = [refusal];
+    else producer.deliveryErrors = [refusal];
     producer.faults.commitTransaction = raw(
       code('_INCONSISTENT'),
       '2 message(s) failed delivery (see individual delivery reports)',
       { isTxnRequiresAbort: true },
     );
-    await worker.step();
+    for (let i = 0; i < o.steps; i += 1) await worker.step();
     await worker.done();
     const s = worker.status();
     assert.equal(s.state, 'failed');
@@ -241,42 +245,14 @@ describe('the worker loop, one step at a time on fake clients', () => {
     );
     assert.equal(kafka.producers.length, 1, 'no producer was recreated');
     assert.equal(kafka.topic.committed, 0);
-  });
+  };
 
-  it('with a commit interval, a commit failed by refused deliveries whose reports come late stops naming the refusal', async () => {
-    const { kafka, worker, recoveries } = setUp(2, { commitInterval: { maxMs: 60_000, maxRecords: 2 } });
-    await worker.start({ loop: false });
-    const producer = kafka.producers[0]!;
-    // The span's commit runs while the next batch is fetched, and fails before the refused
-    // deliveries' reports reached the tally: they arrive with the flush.
-    producer.lateDeliveryErrors = [
-      new KafkaError(
-        'authorization',
-        code('TOPIC_AUTHORIZATION_FAILED'),
-        'delivery',
-        'Broker: Topic authorization failed: producing to topic loop-out',
-        { fatal: false, retriable: false, txnRequiresAbort: false },
-        { topic: 'loop-out', partition: -1, index: 0, bytes: 1 },
-      ),
-    ];
-    producer.faults.commitTransaction = raw(
-      code('_INCONSISTENT'),
-      '2 message(s) failed delivery (see individual delivery reports)',
-      { isTxnRequiresAbort: true },
-    );
-    await worker.step();
-    await worker.step();
-    await worker.done();
-    const s = worker.status();
-    assert.equal(s.state, 'failed');
-    assert.match(s.failure ?? '', /not authorized: .*producing to topic loop-out/);
-    assert.deepEqual(
-      recoveries.map((r) => [r.kind, r.action]),
-      [['authorization', 'stop']],
-    );
-    assert.equal(kafka.producers.length, 1, 'no producer was recreated');
-    assert.equal(kafka.topic.committed, 0);
-  });
+  it('a commit failed by refused deliveries stops naming the refusal, not after recreating producers', () =>
+    refusedDeliveries({ extra: {}, late: false, steps: 1 }));
+
+  // The span's commit runs while the next batch is fetched: its failure surfaces in the second step.
+  it('with a commit interval, a commit failed by refused deliveries whose reports come late stops naming the refusal', () =>
+    refusedDeliveries({ extra: { commitInterval: { maxMs: 60_000, maxRecords: 2 } }, late: true, steps: 2 }));
 
   it('a transport failure at start enters the reconnect loop and stays live', async () => {
     const { kafka, worker, recoveries } = setUp(1);
