@@ -53,6 +53,23 @@ export async function readAll(
   return out;
 }
 
+/**
+ * Outputs that repeat an earlier one (same key, same sum): what a batch processed twice from the same
+ * committed state writes, and what an aborted transaction's outputs look like beside their rerun. A
+ * doubled input instead gives new sums, none repeated.
+ */
+function repeatedOutputs(out: readonly FetchedRecord[]): string {
+  const first = new Map<string, FetchedRecord>();
+  const repeats: string[] = [];
+  for (const r of out) {
+    const id = `${String(r.key)}=${String(r.value)}`;
+    const earlier = first.get(id);
+    if (earlier === undefined) first.set(id, r);
+    else repeats.push(`${id} at ${r.partition}:${r.offset} (first ${earlier.partition}:${earlier.offset})`);
+  }
+  return `${repeats.length} repeat an earlier output${repeats.length > 0 ? `, e.g. ${repeats.slice(0, 5).join(', ')}` : ''}`;
+}
+
 export function lastPerKey(records: FetchedRecord[]): Map<string, number> {
   return new Map(records.map((r) => [String(r.key), Number(String(r.value))]));
 }
@@ -78,13 +95,14 @@ export async function assertSums(
   });
   const expected = expectedSums(count);
   const out = await readAll(bootstrap, output);
-  const inputs =
-    input !== undefined && out.length !== count ? (await readAll(bootstrap, input)).length : undefined;
-  assert.equal(
-    out.length,
-    count,
-    `one output per input record: nothing lost, nothing doubled${inputs === undefined ? '' : ` (the input holds ${inputs} records)`}`,
-  );
+  if (out.length !== count) {
+    const inputs = input === undefined ? undefined : (await readAll(bootstrap, input)).length;
+    assert.fail(
+      `one output per input record: nothing lost, nothing doubled; ${out.length} outputs for ${count} inputs` +
+        (inputs === undefined ? '' : ` (the input holds ${inputs} records)`) +
+        `; ${repeatedOutputs(out)}`,
+    );
+  }
   assert.deepEqual(lastPerKey(out), expected, 'the last output per key is the sum of its inputs');
   const changelog = await readAll(bootstrap, changelogTopic(group, 'sums'));
   assert.deepEqual(lastPerKey(changelog), expected, 'the changelog holds each key at its sum');
