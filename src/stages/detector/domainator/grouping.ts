@@ -69,7 +69,11 @@ export interface WindowDomain {
 /**
  * The registrable domain and subdomain of a name, or undefined when the Domainator has nothing to
  * look at: no subdomain, a lookup or provider zone, a name that stays inside the network or lies
- * under one of its `searchDomains`, or a name that is itself a public suffix. The private part
+ * under one of its `searchDomains`, a name in an Active Directory forest's `_msdcs` zone, or a name
+ * that is itself a public suffix. The forest's domain controllers answer `_msdcs` names
+ * (`<DC GUID>._msdcs.<forest>`, `_ldap._tcp.dc._msdcs.<forest>`) for its own members: each DC's
+ * GUID is a random id, and a busy address (a domain controller, many clients behind one NAT)
+ * looking up several of them read as a tunnel under the forest's domain. The private part
  * of the Public Suffix List counts: under `s3.amazonaws.com`, `elb.amazonaws.com`,
  * `blob.core.windows.net` or `cloudfront.net` every tenant's name is a registrable domain of its
  * own (the provider runs their DNS, so no tunnel sits there), instead of one window per host
@@ -82,6 +86,7 @@ export function windowDomain(
   const name = domainName.trim().toLowerCase().replace(/\.+$/, '');
   if (name.endsWith('.arpa') || !isInternetName(name)) return undefined;
   if (searchDomains.some((d) => name === d || name.endsWith(`.${d}`))) return undefined;
+  if (name.startsWith('_msdcs.') || name.includes('._msdcs.')) return undefined;
   const icann = parse(name).domain;
   if (icann !== null && (LOOKUP_ZONES.has(icann) || PROVIDER_ZONES.has(icann))) return undefined;
   const parsed = parse(name, { allowPrivateDomains: true });

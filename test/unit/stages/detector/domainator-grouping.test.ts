@@ -45,13 +45,15 @@ test('reverse DNS, block lists and reputation lookups open no window', () => {
   assert.equal(store.size, 0);
 });
 
-test('provider-run zones, names that stay inside the network and the search domains open no window', () => {
+test('provider-run zones, names that stay inside the network, AD locator names and the search domains open no window', () => {
   for (const name of [
     'dim-coin-accounts.24uf27.clustercfg.use1.cache.amazonaws.com',
     'c8128ded-0028-3067-6430-509a2ee4919f.cfargotunnel.com',
     'shop-frontend-1h7hgb0b8fhf2542.z02.azurefd.net',
     'sts.amazonaws.com.monitoring.svc.cluster.local',
     'a1b2c3d4e5f6a7b8c9d0.nas.lan',
+    'a5b0c445-14af-59de-0188-c892180e5e87._msdcs.hq.wegwerfemailadresse.com',
+    '_ldap._tcp.dc._msdcs.ad.example.org',
   ])
     assert.equal(windowDomain(name), undefined, name);
   const expansion = 'xeapa94b9o.execute-api.us-west-1.amazonaws.com.corp.example.com';
