@@ -10,14 +10,8 @@ import {
   type WarningRule,
   type WindowLine,
 } from '../../src/stages/detector/warning-window.ts';
-import {
-  expireIdle,
-  expiryIntervalMs,
-  observe,
-  type DomainWindow,
-} from '../../src/stages/detector/domainator/domainator.ts';
 import { generateTraffic } from '../../src/traffic/generator.ts';
-import { MapStore } from '../../src/traffic/tunnel/window-store.ts';
+import { DomainatorReplay } from '../../src/traffic/tunnel/domainator-replay.ts';
 
 export interface HostLevelOptions {
   readonly seed: number;
@@ -55,27 +49,16 @@ export interface DomainatorSettings {
 /** The Domainator over one time-ordered stream of lines: which hosts it alerts, and by which name. */
 class DomainatorRun {
   readonly alerted = new Map<string, string>();
-  readonly #store = new MapStore<DomainWindow>();
-  readonly #idleMs: number;
-  readonly #interval: number;
-  #nextTick = -Infinity;
+  readonly #replay: DomainatorReplay;
 
   constructor(readonly settings: DomainatorSettings) {
-    this.#idleMs = settings.idleTimeoutSeconds * 1000;
-    this.#interval = expiryIntervalMs(this.#idleMs);
+    this.#replay = new DomainatorReplay(settings);
   }
 
   add(host: string, name: string, atMs: number): void {
-    if (this.#nextTick === -Infinity) this.#nextTick = atMs + this.#interval;
-    for (; this.#nextTick <= atMs; this.#nextTick += this.#interval)
-      expireIdle(this.#store, this.#nextTick, this.#idleMs);
-    const { minWindow, maxWindow, threshold, searchDomains } = this.settings;
-    const result = observe(
-      this.#store,
-      { src_ip: host, domain_name: name },
-      { minWindow, maxWindow, now: atMs, searchDomains },
-    );
-    if (result && result.score >= threshold && !this.alerted.has(host)) this.alerted.set(host, name);
+    const score = this.#replay.add(host, name, atMs);
+    if (score !== undefined && score >= this.settings.threshold && !this.alerted.has(host))
+      this.alerted.set(host, name);
   }
 }
 

@@ -62,7 +62,7 @@ export async function createTopics(
 }
 
 /**
- * Seeds `count` records `seq-<i>` keyed `k-<i % keys>`: the value is the sequence number, so the
+ * Seeds `count` records, value `<i>` keyed `k-<i % keys>`: the value is the sequence number, so the
  * output can be checked for loss, duplicates and per-key order. A seed whose client was stranded
  * (stranded-client.ts; it happens right after a broker fault) is run again with a new client, but
  * only when the topic's end offsets show that nothing of it reached Kafka: a record written before

@@ -1,12 +1,6 @@
-import {
-  expireIdle,
-  expiryIntervalMs,
-  observe,
-  type DomainWindow,
-} from '../../stages/detector/domainator/domainator.ts';
+import { DomainatorReplay } from './domainator-replay.ts';
 import type { DnsQuery, TrafficStyle } from './query.ts';
 import { BENIGN_STYLES, TUNNEL_STYLES } from './styles.ts';
-import { MapStore } from './window-store.ts';
 
 /** Options of {@link evaluateDomainator}; window settings default to the config's defaults. */
 export interface DomainatorEvalOptions {
@@ -96,20 +90,11 @@ export function scoreSession(
   queries: readonly DnsQuery[],
   o: { minWindow: number; maxWindow: number; idleTimeoutSeconds: number },
 ): ScoredSession {
-  const store = new MapStore<DomainWindow>();
-  const idleMs = o.idleTimeoutSeconds * 1000;
-  const interval = expiryIntervalMs(idleMs);
+  const replay = new DomainatorReplay(o);
   const scores: number[] = [];
   const atMs: number[] = [];
-  let nextTick = (queries[0]?.atMs ?? 0) + interval;
   for (const q of queries) {
-    for (; nextTick <= q.atMs; nextTick += interval) expireIdle(store, nextTick, idleMs);
-    const result = observe(
-      store,
-      { src_ip: q.host, domain_name: q.name },
-      { minWindow: o.minWindow, maxWindow: o.maxWindow, now: q.atMs },
-    );
-    scores.push(result?.score ?? 0);
+    scores.push(replay.add(q.host, q.name, q.atMs) ?? 0);
     atMs.push(q.atMs);
   }
   return { scores, atMs };
