@@ -67,7 +67,8 @@ export async function createTopics(
  * (stranded-client.ts; it happens right after a broker fault) is run again with a new client, but
  * only when the topic's end offsets show that nothing of it reached Kafka: a record written before
  * its delivery report came back would otherwise be seeded twice, and a test would count the
- * duplicate input as an output its worker doubled.
+ * duplicate input as an output its worker doubled. Where the ends cannot be read, such a seed fails
+ * instead, saying so.
  */
 export async function seed(
   bootstrap: string,
@@ -96,7 +97,9 @@ export async function seed(
     } catch (e) {
       await p.close(1_000);
       const stranded = e instanceof KafkaError && isStrandedError(e);
-      if (attempt < 3 && stranded && (await topicEnd(bootstrap, topic)) === endBefore) continue;
+      // Unknown ends (Kafka did not say) never count as "nothing reached it".
+      const untouched = endBefore !== undefined && (await topicEnd(bootstrap, topic)) === endBefore;
+      if (attempt < 3 && stranded && untouched) continue;
       if (stranded)
         throw new Error(`seeding ${topic} stranded after some of its records reached Kafka`, { cause: e });
       throw e;
@@ -108,17 +111,27 @@ export async function seed(
   }
 }
 
-/** The sum of a topic's high watermarks: how many offsets its partitions hold. */
-async function topicEnd(bootstrap: string, topic: string): Promise<number> {
-  const client = new MetadataClient(bootstrap, 'seed-watermarks');
-  try {
-    const md = await retryingTransient(() => client.metadata({ topic, timeout: 10_000 }));
-    // A topic the seed itself creates (auto-creation) holds nothing yet.
-    if (!md.topics.some((t) => t.name === topic && t.partitions.length > 0)) return 0;
-    const marks = await retryingTransient(() => client.watermarks(topic, 10_000));
-    return marks.reduce((sum, m) => sum + m.high, 0);
-  } finally {
-    client.close();
+/**
+ * The sum of a topic's high watermarks (how many offsets its partitions hold), or undefined when
+ * Kafka did not say within 20 s. Each try has a client of its own: one made right after a broker
+ * fault can be stranded (stranded-client.ts), as the seed's own producer can.
+ */
+async function topicEnd(bootstrap: string, topic: string): Promise<number | undefined> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const client = new MetadataClient(bootstrap, 'seed-watermarks');
+    try {
+      const md = await client.metadata({ topic, timeout: 5_000 });
+      // A topic the seed itself creates (auto-creation) holds nothing yet.
+      if (!md.topics.some((t) => t.name === topic && t.partitions.length > 0)) return 0;
+      const marks = await client.watermarks(topic, 5_000);
+      return marks.reduce((sum, m) => sum + m.high, 0);
+    } catch {
+      if (Date.now() > deadline) return undefined;
+    } finally {
+      client.close();
+    }
+    await new Promise((r) => setTimeout(r, 500));
   }
 }
 
