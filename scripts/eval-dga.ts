@@ -230,14 +230,13 @@ function speed(): { namesPerSecond: number; names: number } {
 
 /** The tunnelling detector on tool styles and benign subdomain-heavy services, at the shipped settings. */
 function domainatorSection(): string {
-  const detector = shippedDomainator;
   const report = evaluateDomainator({
     seed,
     sessions: quick ? 10 : 60,
-    threshold: detector?.threshold ?? 0.8,
-    minWindow: detector?.domainator.min_window ?? 3,
-    maxWindow: detector?.domainator.max_window ?? 10,
-    idleTimeoutSeconds: detector?.domainator.idle_timeout_seconds ?? 600,
+    threshold: shippedDomainator?.threshold ?? 0.8,
+    minWindow: shippedDomainator?.domainator.min_window ?? 3,
+    maxWindow: shippedDomainator?.domainator.max_window ?? 10,
+    idleTimeoutSeconds: shippedDomainator?.domainator.idle_timeout_seconds ?? 600,
   });
   return `## Tunnelling: the Domainator, evaluated the same way\n\nAt the shipped config's settings (\`scripts/eval-domainator.ts\` prints the same alone).\n\n${formatDomainatorReport(report).replace(/^#+ .*\n/, '')}`;
 }

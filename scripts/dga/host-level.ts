@@ -11,7 +11,7 @@ import {
   type WindowLine,
 } from '../../src/stages/detector/warning-window.ts';
 import { generateTraffic } from '../../src/traffic/generator.ts';
-import { DomainatorReplay } from '../../src/traffic/tunnel/domainator-replay.ts';
+import { DomainatorReplay, type ReplaySettings } from '../../src/traffic/tunnel/domainator-replay.ts';
 
 export interface HostLevelOptions {
   readonly seed: number;
@@ -38,12 +38,8 @@ export interface HostLevelOptions {
   readonly domainator?: DomainatorSettings | undefined;
 }
 
-export interface DomainatorSettings {
+export interface DomainatorSettings extends ReplaySettings {
   readonly threshold: number;
-  readonly minWindow: number;
-  readonly maxWindow: number;
-  readonly idleTimeoutSeconds: number;
-  readonly searchDomains: readonly string[];
 }
 
 /** The Domainator over one time-ordered stream of lines: which hosts it alerts, and by which name. */

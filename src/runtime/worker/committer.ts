@@ -5,6 +5,7 @@ import { RetriesExhausted } from '../kafka-session.ts';
 import type { FetchedRecord, TopicPartitionOffset } from '../../kafka/records.ts';
 import type { Stage, StageOutput } from '../stage.ts';
 import type { CommitInfo } from '../worker-options.ts';
+import type { TransactionRunner } from './transaction-runner.ts';
 import type { WorkerContext } from './worker-context.ts';
 
 /** Makes a settled batch durable: its outputs, its dead letters and its input offsets. */
@@ -99,4 +100,19 @@ export async function namedCommitFailure(
   if (first?.record === undefined) return e;
   if (first.kind === err.kind) return first;
   return failedDeliveries && (first.kind === 'config' || first.kind === 'authorization') ? first : e;
+}
+
+/**
+ * Waits for the commit under way, if any; rejects with its error (the transaction is then still
+ * open), a refusal that failed the commit named as such ({@link namedCommitFailure}).
+ */
+export async function settleNamed(
+  runner: Pick<TransactionRunner, 'settle'>,
+  ctx: Pick<WorkerContext, 'o' | 'session'>,
+): Promise<void> {
+  try {
+    await runner.settle();
+  } catch (e) {
+    throw await namedCommitFailure(e, ctx.session.producer, ctx.o.kafka.apiTimeoutMs);
+  }
 }

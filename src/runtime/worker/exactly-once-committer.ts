@@ -12,7 +12,13 @@ import {
 import { nextOffsets, partitionsOf } from '../batch-offsets.ts';
 import type { StageOutput } from '../stage.ts';
 import type { CommitInfo } from '../worker-options.ts';
-import { checkDeclaredTopics, commitInfo, namedCommitFailure, type Committer } from './committer.ts';
+import {
+  checkDeclaredTopics,
+  commitInfo,
+  namedCommitFailure,
+  settleNamed,
+  type Committer,
+} from './committer.ts';
 import type { TransactionRunner } from './transaction-runner.ts';
 import type { WorkerContext } from './worker-context.ts';
 import type { AbortReason } from '../worker-options.ts';
@@ -83,17 +89,9 @@ export class ExactlyOnceCommitter implements Committer {
     }
   }
 
-  /**
-   * Waits for the commit under way, if any; rejects with its error (the transaction is then still
-   * open), a refusal that failed the commit named as such (namedCommitFailure).
-   */
-  async settle(): Promise<void> {
-    try {
-      await this.runner.settle();
-    } catch (e) {
-      const ctx = this.ctx;
-      throw await namedCommitFailure(e, ctx.session.producer, ctx.o.kafka.apiTimeoutMs);
-    }
+  /** Waits for the commit under way, if any; rejects with its error, named ({@link settleNamed}). */
+  settle(): Promise<void> {
+    return settleNamed(this.runner, this.ctx);
   }
 
   /** Nothing spans batches here: a clean stop only waits for the commit under way. */

@@ -3,7 +3,7 @@ import { nextOffsets, partitionsOf } from '../batch-offsets.ts';
 import type { StageOutput } from '../stage.ts';
 import { TransactionSpan, type CommitInterval, type Position } from '../transaction-span.ts';
 import type { CommitInfo } from '../worker-options.ts';
-import { checkDeclaredTopics, namedCommitFailure, type Committer } from './committer.ts';
+import { checkDeclaredTopics, settleNamed, type Committer } from './committer.ts';
 import type { TransactionRunner } from './transaction-runner.ts';
 import type { WorkerContext } from './worker-context.ts';
 
@@ -85,16 +85,9 @@ export class SpanningCommitter implements Committer {
     await this.settle();
   }
 
-  /**
-   * Waits for the commit under way, if any; rejects with its error (the transaction is then still
-   * open), a refusal that failed the commit named as such (namedCommitFailure).
-   */
-  async settle(): Promise<void> {
-    try {
-      await this.runner.settle();
-    } catch (e) {
-      throw await namedCommitFailure(e, this.ctx.session.producer, this.ctx.o.kafka.apiTimeoutMs);
-    }
+  /** Waits for the commit under way, if any; rejects with its error, named ({@link settleNamed}). */
+  settle(): Promise<void> {
+    return settleNamed(this.runner, this.ctx);
   }
 
   /** The next consume may wait only until the open span is due. */
