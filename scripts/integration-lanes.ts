@@ -41,6 +41,7 @@ export const LANES: Readonly<Record<string, Lane>> = {
   // The shipped pipeline's fixed names; resetBroker() first.
   'test/integration/pipeline/collector-batch-bound.test.ts': 'pipeline',
   'test/integration/pipeline/collector-kill.test.ts': 'pipeline',
+  'test/integration/pipeline/grouped-stages.test.ts': 'pipeline',
   'test/integration/pipeline/end-to-end.test.ts': 'pipeline',
   'test/integration/pipeline/hostile-lines.test.ts': 'pipeline',
   'test/integration/verify/pipeline-accounting.test.ts': 'pipeline',
