@@ -5,12 +5,14 @@
  * every 500 ms, launcher processes (a parent that relaunched `hamstring` as its child) apart.
  *
  *   node --import tsx bench/memory.ts [--lines 200000] [--launch exec|relaunch|direct] [--port 27092]
- *     [--health-port 29600] [--from build|source] [--keep-broker]
+ *     [--health-port 29600] [--from build|source] [--one-process] [--keep-broker]
  *   npm run bench:memory -- --lines 50000
  *
  * --launch: how each stage process starts (bench/stage-processes.ts): `exec` (default) through the
  * `bin/hamstring` command, as npm installs it; `relaunch` through `node bin/hamstring.js`, which
  * relaunches itself and stays resident as the launcher (the only way before `bin/hamstring`).
+ * --one-process: the same stages in one `hamstring run logserver collector:dga_collector ...` process
+ * instead of a process each (a deployment that trades the stages' separate cores for memory).
  * --from: `build` (default) builds the bundle first (scripts/build.ts) and runs the stages from it,
  * `source` runs them from the TypeScript sources through tsx (HAMSTRING_FROM, bin/hamstring.js).
  *
@@ -45,6 +47,7 @@ const { values: args } = parseArgs({
     'health-port': { type: 'string', default: '29600' },
     from: { type: 'string', default: 'build' },
     'keep-broker': { type: 'boolean', default: false },
+    'one-process': { type: 'boolean', default: false },
   },
 });
 const LINES = Number(args.lines);
@@ -152,7 +155,8 @@ const components = args['all-components']
   ? stageKinds
   : stageKinds.filter((c, i) => stageKinds.findIndex((d) => d.kind === c.kind) === i);
 
-const processes = startStageProcesses(tree, components, dir, HEALTH_BASE_PORT, {
+const groups = args['one-process'] ? [components] : components.map((c) => [c]);
+const processes = startStageProcesses(tree, groups, dir, HEALTH_BASE_PORT, {
   launch: LAUNCH,
   extraArgs: ['--create-topics'],
 });
@@ -161,7 +165,9 @@ const peaks = new RssPeaks();
 const heapPeaks = new Map<string, ProcessMemory>();
 const sampler = setInterval(() => peaks.sample(processes.pids()), SAMPLE_MS);
 try {
-  console.log(`starting ${components.length} stage processes (--launch ${LAUNCH}, --from ${args.from})`);
+  console.log(
+    `starting ${components.length} stages in ${groups.length} process(es) (--launch ${LAUNCH}, --from ${args.from})`,
+  );
   await processes.started(300_000);
   const idle = new RssPeaks();
   idle.sample(processes.pids());

@@ -370,7 +370,12 @@ async function throughputInProcesses(
   // logserver are up before it starts, and the round is timed from the moment before the logserver
   // served /metrics (its worker had not started then).
   const sent = await seedInput(config, lines);
-  const stages = startStageProcesses(tree, pipelineComponents(config), dir, HEALTH_BASE_PORT);
+  const stages = startStageProcesses(
+    tree,
+    pipelineComponents(config).map((c) => [c]),
+    dir,
+    HEALTH_BASE_PORT,
+  );
   const began = await stages.started(120_000);
   const cpuBefore = stages.cpuSeconds();
   const byStageBefore = stages.cpuByStage();

@@ -74,27 +74,35 @@ export interface StageProcessOptions {
 }
 
 interface Running {
-  readonly component: PipelineComponent;
+  /** The components this process runs (one, unless the bench groups them). */
+  readonly group: readonly PipelineComponent[];
   readonly child: ChildProcess;
   readonly port: number;
 }
 
-/** One `hamstring run <kind> --name <name>` per component, each with `health_port` basePort + i; see `started`. */
+/**
+ * One `hamstring run` per group of components (`hamstring run <kind> --name <name>` for a group of
+ * one, `hamstring run <kind>:<name> ...` for more), each with `health_port` basePort + i; see
+ * `started`. The first group holds the logserver.
+ */
 export function startStageProcesses(
   tree: Record<string, unknown>,
-  components: readonly PipelineComponent[],
+  groups: readonly (readonly PipelineComponent[])[],
   dir: string,
   basePort: number,
   options: StageProcessOptions = {},
 ): StageProcesses {
   const { launch = 'direct', extraArgs = [] } = options;
   const running: Running[] = [];
-  const spawnStage = (component: PipelineComponent, i: number): Running => {
+  const spawnStage = (group: readonly PipelineComponent[], i: number): Running => {
     const port = basePort + i;
-    const file = join(dir, `config-${component.kind}-${component.name}.yaml`);
+    const file = join(dir, `config-${label(group).replaceAll(/[^\w.-]+/g, '-')}.yaml`);
     const runtime = { ...(tree.runtime as Record<string, unknown>), health_port: port, metrics: true };
     writeFileSync(file, toYaml({ ...tree, runtime }));
-    const args = ['run', component.kind, '--name', component.name, '--config', file, ...extraArgs];
+    const [only] = group;
+    const stages =
+      group.length === 1 && only ? [only.kind, '--name', only.name] : group.map((c) => `${c.kind}:${c.name}`);
+    const args = ['run', ...stages, '--config', file, ...extraArgs];
     const quiet = { HAMSTRING_LOG_LEVEL: 'warn' };
     // Without the pool size in the environment, the command sets it (exec) or relaunches (relaunch).
     const { UV_THREADPOOL_SIZE: _pool, ...unset } = process.env;
@@ -110,7 +118,7 @@ export function startStageProcesses(
               env: { ...relaunchEnv(process.env), ...quiet },
               stdio,
             });
-    return { component, child, port };
+    return { group, child, port };
   };
 
   async function stopAll(): Promise<void> {
@@ -144,15 +152,15 @@ export function startStageProcesses(
         for (;;) {
           const asked = Date.now();
           if ((await series(r.port)) !== '') return notYet;
-          if (r.child.exitCode !== null) throw new Error(`${r.component.kind} ${r.component.name} exited`);
-          if (Date.now() > deadline) throw new Error(`${r.component.kind} ${r.component.name} did not start`);
+          if (r.child.exitCode !== null) throw new Error(`${label(r.group)} exited`);
+          if (Date.now() > deadline) throw new Error(`${label(r.group)} did not start`);
           notYet = asked;
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       };
-      const [first, ...rest] = components;
+      const [first, ...rest] = groups;
       if (!first) throw new Error('no stage to start');
-      // `running` keeps the components' order: progress() reads the first stage's records at index 0.
+      // `running` keeps the groups' order: progress() reads the logserver's records from index 0.
       running.push(...rest.map((c, i) => spawnStage(c, i + 1)));
       try {
         for (const r of running) await waitFor(r);
@@ -172,14 +180,21 @@ export function startStageProcesses(
       const memory = new Map<string, ProcessMemory>();
       for (const [i, r] of running.entries()) {
         const text = await series(r.port);
-        memory.set(label(r.component), {
+        memory.set(label(r.group), {
           youngGeneration: sum(text, /^nodejs_heap_space_size_total_bytes\{space="new"\} (\S+)$/gm),
           oldGeneration: sum(text, /^nodejs_heap_space_size_total_bytes\{space="old"\} (\S+)$/gm),
           external: sum(text, /^nodejs_external_memory_bytes (\S+)$/gm),
         });
         lag += sum(text, /^hamstring_worker_consumer_lag\{[^}]*\} (\S+)$/gm);
         const recordsIn = sum(text, /^hamstring_worker_records_total\{[^}]*direction="in"[^}]*\} (\S+)$/gm);
-        if (i === 0) firstIn = recordsIn;
+        if (i === 0)
+          firstIn =
+            r.group.length === 1
+              ? recordsIn
+              : sum(
+                  text,
+                  /^hamstring_worker_records_total\{(?=[^}]*stage="log_storage\.logserver")[^}]*direction="in"[^}]*\} (\S+)$/gm,
+                );
         allIn += recordsIn;
       }
       return { lag, firstIn, allIn, memory };
@@ -190,19 +205,21 @@ export function startStageProcesses(
       return total;
     },
     cpuByStage() {
-      return new Map(running.map((r) => [label(r.component), procCpuSeconds(r.child.pid)]));
+      return new Map(running.map((r) => [label(r.group), procCpuSeconds(r.child.pid)]));
     },
     pids() {
       const out = new Map<string, number>();
-      for (const r of running) if (r.child.pid !== undefined) out.set(label(r.component), r.child.pid);
+      for (const r of running) if (r.child.pid !== undefined) out.set(label(r.group), r.child.pid);
       return out;
     },
     stop: stopAll,
   };
 }
 
-function label(c: PipelineComponent): string {
-  return c.name === c.kind ? c.kind : `${c.kind} ${c.name}`;
+function label(group: readonly PipelineComponent[]): string {
+  if (group.length > 1) return `${group.length} stages in one process`;
+  const [c] = group;
+  return c === undefined ? 'none' : c.name === c.kind ? c.kind : `${c.kind} ${c.name}`;
 }
 
 function sum(text: string, pattern: RegExp): number {
