@@ -1,3 +1,4 @@
+import { monitoringRowsOfJson } from './compact-rows.ts';
 import { errorText } from '../errors/error-text.ts';
 import type { Logger } from '../observability/logger.ts';
 import { deadLetterOf } from '../runtime/record-errors/dead-letter.ts';
@@ -83,12 +84,14 @@ export class RowDecoder {
       }
       const list = byTable.get(entry.table.name) ?? [];
       byTable.set(entry.table.name, list);
-      // A stage writes the rows of a whole call as one array; each element is a row of its own.
-      if (!Array.isArray(json)) {
+      const rows = monitoringRowsOfJson(json);
+      // A record of one row stands for itself; a stage's records carry the rows of a whole call, and
+      // each of those is checked (and refused) as a row of its own.
+      if (rows === undefined || (rows.length === 1 && rows[0] === json)) {
         this.#check(entry, record, json, list, rejected);
         continue;
       }
-      for (const element of json) this.#check(entry, rowRecord(record, element), element, list, rejected);
+      for (const element of rows) this.#check(entry, rowRecord(record, element), element, list, rejected);
     }
     for (const [table, list] of byTable) if (list.length === 0) byTable.delete(table);
     return { byTable, rejected };

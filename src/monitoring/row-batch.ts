@@ -1,6 +1,14 @@
 import type { StageOutput } from '../runtime/stage.ts';
-import { monitoringRowJson, monitoringTopic, MONITORING_TOPIC_PREFIX, type EventSource } from './events.ts';
-import type { RowInput, TableName } from './tables.ts';
+import { COMPACT_ROWS_END, compactRowsHeader } from './compact-rows.ts';
+import {
+  monitoringRow,
+  monitoringTopic,
+  MonitoringRowError,
+  MONITORING_TOPIC_PREFIX,
+  type EventSource,
+} from './events.ts';
+import { fastRowValues, payloadColumnNames } from './row-check.ts';
+import { TABLES, type RowInput, type TableName } from './tables.ts';
 
 /**
  * Most bytes of one batched monitoring record: far below Kafka's default `message.max.bytes` (1 MB),
@@ -8,9 +16,7 @@ import type { RowInput, TableName } from './tables.ts';
  */
 export const MAX_ROWS_RECORD_BYTES = 256 * 1024;
 
-const OPEN = 0x5b; // [
 const COMMA = 0x2c;
-const CLOSE = 0x5d; // ]
 
 /** Size of a new write buffer; it doubles while a record needs more. */
 const FIRST_BUFFER_BYTES = 16_384;
@@ -23,8 +29,9 @@ const spareBuffers: Buffer[] = [];
 const MAX_SPARE_BUFFERS = 16;
 
 /**
- * One table's rows as record values (JSON arrays), written as UTF-8 while they are added: joining the
- * rows' texts and encoding the whole at the end cost more than making the rows.
+ * Rows of one table about one source partition as record values in the compact form
+ * (compact-rows.ts), written as UTF-8 while they are added: joining the rows' texts and encoding the
+ * whole at the end cost more than making the rows.
  */
 class TableRecords {
   readonly values: Buffer[] = [];
@@ -32,17 +39,26 @@ class TableRecords {
   #used = 0;
   #rows = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(
+    readonly table: TableName,
+    private readonly header: string,
+    private readonly maxBytes: number,
+  ) {}
 
   push(json: string): void {
     // A UTF-16 code unit is at most three UTF-8 bytes: the exact size is needed only near the bound.
     let bytes = json.length * 3;
-    if (this.#rows > 0 && this.#used + bytes + 2 > this.maxBytes) {
+    if (this.#rows > 0 && this.#used + bytes + END_BYTES + 1 > this.maxBytes) {
       bytes = Buffer.byteLength(json);
-      if (this.#used + bytes + 2 > this.maxBytes) this.#close();
+      if (this.#used + bytes + END_BYTES + 1 > this.maxBytes) this.#close();
     }
-    this.#reserve(bytes + 2);
-    this.#buffer[this.#used++] = this.#rows === 0 ? OPEN : COMMA;
+    if (this.#rows === 0) {
+      this.#reserve(this.header.length * 3 + bytes);
+      this.#used += this.#buffer.write(this.header, this.#used);
+    } else {
+      this.#reserve(bytes + 1);
+      this.#buffer[this.#used++] = COMMA;
+    }
     this.#used += this.#buffer.write(json, this.#used);
     this.#rows += 1;
   }
@@ -56,7 +72,7 @@ class TableRecords {
   }
 
   #close(): void {
-    this.#buffer[this.#used++] = CLOSE;
+    this.#used += this.#buffer.write(COMPACT_ROWS_END, this.#used);
     const value = Buffer.allocUnsafe(this.#used);
     this.#buffer.copy(value, 0, 0, this.#used);
     this.values.push(value);
@@ -64,28 +80,55 @@ class TableRecords {
     this.#rows = 0;
   }
 
-  /** Room for `bytes` more and the closing bracket. */
+  /** Room for `bytes` more and the closing brackets. */
   #reserve(bytes: number): void {
-    if (this.#used + bytes + 1 <= this.#buffer.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.#buffer.length * 2, this.#used + bytes + 1));
+    if (this.#used + bytes + END_BYTES <= this.#buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.#buffer.length * 2, this.#used + bytes + END_BYTES));
     this.#buffer.copy(grown, 0, 0, this.#used);
     this.#buffer = grown;
   }
 }
 
+const END_BYTES = COMPACT_ROWS_END.length;
+
+/** Per table: its payload columns and the compact writer of a row that needs no schema. */
+const WRITERS = new Map(
+  TABLES.map((t) => [t.name, { columns: payloadColumnNames(t), fast: fastRowValues(t) }]),
+);
+
 /**
- * The monitoring rows of one `process` (or timer) call, gathered per table and produced as few
- * records as fit: each record's value is a JSON array of rows, each row with its own identity
- * (source position and index), so the agent writes exactly the rows one record per row would have
- * written. One record per table and call instead of one per row is what keeps a line's monitoring
- * from costing several Kafka records in every stage's transaction.
+ * `[offset,index,v1,...]` of a row, through the table's schema when the fast writer cannot take it.
+ * @throws {@link MonitoringRowError} when the row does not fit its table.
+ */
+function compactRow<T extends TableName>(
+  table: T,
+  source: EventSource,
+  index: number,
+  row: RowInput<T>,
+): string {
+  const writer = WRITERS.get(table);
+  if (!writer) throw new MonitoringRowError(`no monitoring table ${table}`);
+  const fast = writer.fast(source.offset, index, row);
+  if (fast !== undefined) return fast;
+  const checked = monitoringRow(table, source, index, row);
+  const values = [checked.src_offset, checked.row_index, ...writer.columns.map((c) => checked[c] ?? null)];
+  return JSON.stringify(values);
+}
+
+/**
+ * The monitoring rows of one `process` (or timer) call, gathered per table and source partition and
+ * produced as few records as fit, in the compact form (compact-rows.ts): each row keeps its own
+ * identity (source position and index), so the agent writes exactly the rows one record per row
+ * would have written. One record per table and call instead of one per row is what keeps a line's
+ * monitoring from costing several Kafka records in every stage's transaction.
  *
  * Indexes are numbered per (table, source) in the order rows are added, so that a replay of the same
  * records in the same order numbers them alike; {@link add} takes an explicit index for stages that
  * fix it per status.
  */
 export class MonitoringRowBatch {
-  readonly #tables = new Map<TableName, TableRecords>();
+  /** Per table and source partition (`table NUL topic NUL partition`). */
+  readonly #tables = new Map<string, TableRecords>();
   readonly #next = new Map<string, number>();
   #size = 0;
 
@@ -108,11 +151,19 @@ export class MonitoringRowBatch {
    * @throws {@link MonitoringRowError} when the row does not fit its table (a bug in the stage).
    */
   add<T extends TableName>(table: T, source: EventSource, index: number, row: RowInput<T>): void {
-    const json = monitoringRowJson(table, source, index, row);
-    let records = this.#tables.get(table);
+    const json = compactRow(table, source, index, row);
+    const key = `${table}\u0000${source.topic}\u0000${source.partition}`;
+    let records = this.#tables.get(key);
     if (!records) {
-      records = new TableRecords(this.maxBytes);
-      this.#tables.set(table, records);
+      if (!Number.isInteger(source.partition) || Math.abs(source.partition) >= 2 ** 31)
+        throw new MonitoringRowError(`${table} row: source partition ${source.partition} is not an Int32`);
+      const columns = WRITERS.get(table)?.columns ?? [];
+      records = new TableRecords(
+        table,
+        compactRowsHeader(source.topic, source.partition, columns),
+        this.maxBytes,
+      );
+      this.#tables.set(key, records);
     }
     records.push(json);
     this.#size += 1;
@@ -125,9 +176,9 @@ export class MonitoringRowBatch {
   /** The gathered rows as records (each at most the bound), then forgets them. */
   outputs(): StageOutput[] {
     const out: StageOutput[] = [];
-    for (const [table, records] of this.#tables) {
+    for (const records of this.#tables.values()) {
       records.finish();
-      const topic = monitoringTopic(table, this.prefix);
+      const topic = monitoringTopic(records.table, this.prefix);
       for (const value of records.values) out.push({ topic, key: null, value });
     }
     this.#tables.clear();

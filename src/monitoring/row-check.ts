@@ -46,6 +46,30 @@ function columnJson(kind: ColumnKind): ColumnJson {
   }
 }
 
+interface PayloadColumn {
+  readonly name: string;
+  /** `,"name":` */
+  readonly prefix: string;
+  readonly json: ColumnJson;
+}
+
+/** The table's columns besides the identity, in the table's order. */
+function payloadColumns(table: TableDef): PayloadColumn[] {
+  const identity = new Set(IDENTITY_KEY);
+  return table.columns
+    .filter((col) => !identity.has(col.name))
+    .map((col) => ({ name: col.name, prefix: `,${JSON.stringify(col.name)}:`, json: columnJson(col.kind) }));
+}
+
+/** Names of the table's columns besides the identity, in the order {@link fastRowValues} writes them. */
+export function payloadColumnNames(table: TableDef): string[] {
+  return payloadColumns(table).map((col) => col.name);
+}
+
+const partitionJson = integerIn(-INT32, INT32 - 1);
+const offsetJson = integerIn(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+const indexJson = integerIn(0, 2 ** 32 - 1);
+
 /**
  * A writer of a table's rows as JSON for the common case: every payload column present with its
  * normal value (a Nullable column may be missing), no other key. It returns the text of the row
@@ -56,14 +80,8 @@ function columnJson(kind: ColumnKind): ColumnJson {
 export function fastRowJson(
   table: TableDef,
 ): (source: RowSource, index: number, row: Record<string, unknown>) => string | undefined {
-  const identity = new Set(IDENTITY_KEY);
-  const payload = table.columns
-    .filter((col) => !identity.has(col.name))
-    .map((col) => ({ name: col.name, prefix: `,${JSON.stringify(col.name)}:`, json: columnJson(col.kind) }));
+  const payload = payloadColumns(table);
   const names = new Set(payload.map((col) => col.name));
-  const partitionJson = integerIn(-INT32, INT32 - 1);
-  const offsetJson = integerIn(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-  const indexJson = integerIn(0, 2 ** 32 - 1);
   let topic = '';
   let topicJson = '""';
   return (source, index, row) => {
@@ -85,5 +103,30 @@ export function fastRowJson(
     }
     for (const key in row) if (!names.has(key)) return undefined;
     return `${text}}`;
+  };
+}
+
+/**
+ * The compact form of {@link fastRowJson}: `[offset,index,v1,...,vn]`, the payload values in
+ * {@link payloadColumnNames}' order (a missing Nullable one as null), or undefined when the row
+ * needs the schema. Its source topic and partition are its record's (see compact-rows.ts).
+ */
+export function fastRowValues(
+  table: TableDef,
+): (offset: number, index: number, row: Record<string, unknown>) => string | undefined {
+  const payload = payloadColumns(table);
+  const names = new Set(payload.map((col) => col.name));
+  return (offset, index, row) => {
+    const at = offsetJson(offset);
+    const number = indexJson(index);
+    if (at === undefined || number === undefined) return undefined;
+    let text = `[${at},${number}`;
+    for (const col of payload) {
+      const value = col.json(row[col.name]);
+      if (value === undefined) return undefined;
+      text += `,${value}`;
+    }
+    for (const key in row) if (!names.has(key)) return undefined;
+    return `${text}]`;
   };
 }

@@ -3,6 +3,7 @@
  * positions) and monitoring rows, from the `clickhouse_<table>` topics or from ClickHouse. Pure
  * types and decoders; read-pipeline.ts fills them, line-fates.ts judges them.
  */
+import { monitoringRowsOfJson } from '../../monitoring/compact-rows.ts';
 import { decodeOutgoingAlert } from '../../stages/alerter/index.ts';
 import { ownLines } from '../../stages/detector/index.ts';
 import { decodeAlert, decodeBatch, type Alert, type Batch } from '../../stages/index.ts';
@@ -108,7 +109,8 @@ export function decodeRecord(
 }
 
 /**
- * The rows of one monitoring record: a JSON array of rows, or one row (the agent reads both).
+ * The rows of one monitoring record: one row, a JSON array of rows, or the compact form expanded
+ * (the agent reads all three).
  * Returns undefined when the value is not that.
  */
 export function monitoringRowsOf(value: Buffer | null): MonitoringRow[] | undefined {
@@ -119,8 +121,8 @@ export function monitoringRowsOf(value: Buffer | null): MonitoringRow[] | undefi
   } catch {
     return undefined;
   }
-  const rows: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
-  return rows.every((r) => typeof r === 'object' && r !== null && !Array.isArray(r))
+  const rows = monitoringRowsOfJson(parsed);
+  return rows?.every((r) => typeof r === 'object' && r !== null && !Array.isArray(r))
     ? (rows as MonitoringRow[])
     : undefined;
 }

@@ -1,3 +1,4 @@
+import { monitoringRowsOfJson } from '../../../src/monitoring/compact-rows.ts';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -226,8 +227,7 @@ async function tailWithKillAndRotation(s: Scenario): Promise<void> {
 
     const failedRows = (records: readonly FetchedRecord[]) =>
       records.flatMap((r) => {
-        const parsed = JSON.parse(String(r.value)) as unknown;
-        return (Array.isArray(parsed) ? parsed : [parsed]) as { message_text: string }[];
+        return (monitoringRowsOfJson(JSON.parse(String(r.value))) ?? []) as { message_text: string }[];
       });
     const bad = ROWS / BAD_EVERY;
     const failed = failedRows(

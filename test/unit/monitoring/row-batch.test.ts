@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { monitoringRowsOfJson } from '../../../src/monitoring/compact-rows.ts';
 import { MonitoringRowError } from '../../../src/monitoring/events.ts';
 import { MonitoringRowBatch } from '../../../src/monitoring/row-batch.ts';
 import { RowDecoder } from '../../../src/monitoring/clickhouse-sink.ts';
@@ -8,6 +9,11 @@ import type { StageRecord } from '../../../src/runtime/stage.ts';
 
 const at = (offset: number) => ({ topic: 'in', partition: 1, offset });
 const link = (n: number) => ({ logline_id: `l${n}`, batch_id: 'b' });
+
+/** The rows of a record value, expanded as the agent reads them. */
+function rowsOf(value: unknown): unknown[] {
+  return monitoringRowsOfJson(JSON.parse(String(value))) ?? [];
+}
 
 function asRecords(outputs: ReturnType<MonitoringRowBatch['outputs']>): StageRecord[] {
   return outputs.map((o, offset) => ({
@@ -53,7 +59,7 @@ test('a table with more rows than fit one record is split, every row in exactly 
   assert.ok(outputs.length > 1);
   assert.ok(outputs.every((o) => Buffer.byteLength(String(o.value)) <= 4096));
   const offsets = outputs.flatMap((o) =>
-    (JSON.parse(String(o.value)) as { src_offset: number }[]).map((r) => r.src_offset),
+    (rowsOf(o.value) as { src_offset: number }[]).map((r) => r.src_offset),
   );
   assert.deepEqual(
     offsets,
@@ -82,13 +88,13 @@ test('records stay within the bound with multi-byte rows, a row larger than the 
     const outputs = rows.outputs();
     for (const o of outputs) {
       const bytes = (o.value as Buffer).length;
-      const count = (JSON.parse(String(o.value)) as unknown[]).length;
+      const count = rowsOf(o.value).length;
       assert.ok(
         bytes <= bound || count === 1,
         `a record of ${count} rows takes ${bytes} bytes, over ${bound}`,
       );
     }
-    const back = outputs.flatMap((o) => JSON.parse(String(o.value)) as { message_text: string }[]);
+    const back = outputs.flatMap((o) => rowsOf(o.value) as { message_text: string }[]);
     assert.deepEqual(
       back.map((r) => r.message_text),
       texts,
@@ -112,7 +118,7 @@ test("a call's records keep their bytes when later calls write into the buffers 
     kept.map((o) => (o.value as Buffer).toString('utf8')),
     before,
   );
-  const rows = JSON.parse(before[0]!) as { logline_id: string }[];
+  const rows = rowsOf(before[0]!) as { logline_id: string }[];
   assert.equal(rows.length, 200);
   assert.equal(rows[199]!.logline_id, 'l199');
 });

@@ -10,6 +10,7 @@ import {
   tableDef,
   tableRowSchema,
 } from '../../../src/monitoring/tables.ts';
+import { monitoringRowsOfJson } from '../../../src/monitoring/compact-rows.ts';
 import { MonitoringRowError, monitoringEvent } from '../../../src/monitoring/events.ts';
 import { MonitoringRowBatch } from '../../../src/monitoring/row-batch.ts';
 
@@ -138,7 +139,11 @@ describe('monitoring events', () => {
       });
       return rows
         .outputs()
-        .flatMap((o) => (JSON.parse(String(o.value)) as { row_index: number }[]).map((r) => r.row_index));
+        .flatMap((o) =>
+          (monitoringRowsOfJson(JSON.parse(String(o.value))) as { row_index: number }[]).map(
+            (r) => r.row_index,
+          ),
+        );
     };
     assert.deepEqual(run(), [0, 1, 0]);
     assert.deepEqual(run(), run());

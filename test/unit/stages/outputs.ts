@@ -1,3 +1,4 @@
+import { monitoringRowsOfJson } from '../../../src/monitoring/compact-rows.ts';
 import type { StageOutput } from '../../../src/runtime/index.ts';
 import { decodeBatch, type Batch } from '../../../src/stages/messages.ts';
 
@@ -9,14 +10,11 @@ export function batchesSent(outputs: readonly StageOutput[], topic: string): { k
 }
 
 /**
- * The monitoring rows a stage's outputs write to ClickHouse table `table`: a record carries one row
- * or an array of rows, as the monitoring agent reads them.
+ * The monitoring rows a stage's outputs write to ClickHouse table `table`, expanded as the
+ * monitoring agent reads them.
  */
 export function monitoringRows(outputs: readonly StageOutput[], table: string): Record<string, unknown>[] {
   return outputs
     .filter((o) => o.topic === `clickhouse_${table}`)
-    .flatMap((o) => {
-      const parsed = JSON.parse(String(o.value)) as Record<string, unknown> | Record<string, unknown>[];
-      return Array.isArray(parsed) ? parsed : [parsed];
-    });
+    .flatMap((o) => monitoringRowsOfJson(JSON.parse(String(o.value))) as Record<string, unknown>[]);
 }
