@@ -10,7 +10,7 @@ import {
   type DetectorTopics,
 } from '../detector-outputs.ts';
 import { windowDomain } from './grouping.ts';
-import { tunnellingScore, windowFeatures } from './similarity.ts';
+import { lengthEvidence, tunnellingScore, windowFeatures } from './similarity.ts';
 
 /** One request in a window. */
 interface WindowEntry {
@@ -45,11 +45,22 @@ export interface DomainatorOptions {
  * once it holds `min_window` requests; the score belongs to the request that completed it. Names
  * without a window (see `windowDomain`: no subdomain, reverse DNS, block-list and reputation
  * lookups) are not scored.
+ *
+ * `floor`: the caller acts only on scores at or above it (the stage's `threshold`), so a window
+ * whose score cannot reach it is not scored. The score never exceeds its length evidence
+ * (`tunnellingScore`), which costs a sum of lengths; the mutual similarity of a full window costs
+ * 45 edit distances, and benign windows of short host names were most of the stage's scoring.
  */
 export function observe(
   store: KeyValueStore<DomainWindow>,
   line: { src_ip: string; domain_name: string; logline_id?: string },
-  o: { minWindow: number; maxWindow: number; now: number; searchDomains?: readonly string[] },
+  o: {
+    minWindow: number;
+    maxWindow: number;
+    now: number;
+    searchDomains?: readonly string[];
+    floor?: number;
+  },
 ): { score: number; window: string[] } | undefined {
   const parts = windowDomain(line.domain_name, o.searchDomains);
   if (parts === undefined) return undefined;
@@ -63,6 +74,7 @@ export function observe(
   store.put(key, { entries, lastSeen: o.now });
   if (entries.length < o.minWindow) return undefined;
   const subdomains = entries.map((e) => e.subdomain);
+  if (o.floor !== undefined && lengthEvidence(subdomains) < o.floor) return undefined;
   return { score: tunnellingScore(windowFeatures(subdomains)), window: subdomains };
 }
 
@@ -125,7 +137,7 @@ export function createDomainator(o: DomainatorOptions): Stage {
               : observe(
                   store,
                   { src_ip: line.src_ip, domain_name: domain, logline_id: line.logline_id },
-                  { minWindow, maxWindow, now, searchDomains },
+                  { minWindow, maxWindow, now, searchDomains, floor: o.detector.threshold },
                 );
           scored.push({
             line,

@@ -119,9 +119,24 @@ export const FULL_ENTROPY = 4;
  *   score = min(1, meanLength / 40) * mean(min(1, meanEntropy / 4), distinctRatio, 1 - meanSimilarity)
  */
 export function tunnellingScore(f: WindowFeatures): number {
-  const length = Math.min(1, f.meanLength / FULL_LENGTH);
+  const length = lengthFactor(f.meanLength);
   const randomness = Math.min(1, f.meanEntropy / FULL_ENTROPY);
   return (length * (randomness + f.distinctRatio + (1 - f.meanSimilarity))) / 3;
+}
+
+function lengthFactor(meanLength: number): number {
+  return Math.min(1, meanLength / FULL_LENGTH);
+}
+
+/**
+ * The length evidence of a window, an upper bound of its {@link tunnellingScore} (the factor it
+ * multiplies is a mean of three values in 0..1), from the subdomains' lengths alone.
+ */
+export function lengthEvidence(subdomains: readonly string[]): number {
+  if (subdomains.length === 0) return 0;
+  let length = 0;
+  for (const s of subdomains) length += s.length;
+  return lengthFactor(length / subdomains.length);
 }
 
 /** Shannon entropy in bits per character of the string's character distribution; 0 for ''. */

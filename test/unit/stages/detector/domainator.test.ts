@@ -156,3 +156,29 @@ test('windows persist across batches in the store and expire on the timer when i
   await stage.onTimer?.(timerContext(state, 0, 61_000));
   assert.equal(store.size, 0);
 });
+
+test('with a floor, a window is scored exactly when its score can reach the floor, and left unscored only when it cannot', () => {
+  const random = seededRandom(31);
+  const exact = new MemoryStore<DomainWindow>();
+  const floored = new MemoryStore<DomainWindow>();
+  const o = { minWindow: 3, maxWindow: 10, now: 1000 };
+  let skipped = 0;
+  let scored = 0;
+  for (let i = 0; i < 3000; i += 1) {
+    // Hosts and domains reused so windows fill; subdomain lengths around the floor's boundary.
+    const line = {
+      src_ip: `10.0.0.${random.int(1, 4)}`,
+      domain_name: `${base32(i, random.int(1, 70))}.d${random.int(0, 5)}.example.com`,
+    };
+    const full = observe(exact, line, o);
+    const bounded = observe(floored, line, { ...o, floor: 0.8 });
+    if (bounded === undefined) {
+      assert.ok((full?.score ?? 0) < 0.8, `unscored at ${i} though its score is ${full?.score}`);
+      if (full !== undefined) skipped += 1;
+    } else {
+      assert.deepEqual(bounded, full);
+      scored += 1;
+    }
+  }
+  assert.ok(skipped > 100 && scored > 100, `both paths taken: ${skipped} skipped, ${scored} scored`);
+});
