@@ -12,10 +12,12 @@ import {
 import { windowDomain } from './grouping.ts';
 import { lengthEvidence, tunnellingScore, windowFeatures } from './similarity.ts';
 
-/** One request in a window. */
+/**
+ * One request in a window: its subdomain, all the score reads. (Windows stored before also hold the
+ * request's logline_id, which nothing read; it doubled the bytes of every window's changelog record.)
+ */
 interface WindowEntry {
   readonly subdomain: string;
-  readonly logline_id?: string;
 }
 
 /** A sliding window of one host's requests under one registrable domain. */
@@ -53,7 +55,7 @@ export interface DomainatorOptions {
  */
 export function observe(
   store: KeyValueStore<DomainWindow>,
-  line: { src_ip: string; domain_name: string; logline_id?: string },
+  line: { src_ip: string; domain_name: string },
   o: {
     minWindow: number;
     maxWindow: number;
@@ -67,10 +69,8 @@ export function observe(
   const { registrable, subdomain: thirdLevel } = parts;
   const key = windowKey(registrable, line.src_ip);
   const window = store.get(key) ?? { entries: [], lastSeen: o.now };
-  const entries = [
-    ...window.entries,
-    { subdomain: thirdLevel, ...(line.logline_id !== undefined ? { logline_id: line.logline_id } : {}) },
-  ].slice(-o.maxWindow);
+  // Entries of windows stored before keep their logline_id until they slide out.
+  const entries = [...window.entries, { subdomain: thirdLevel }].slice(-o.maxWindow);
   store.put(key, { entries, lastSeen: o.now });
   if (entries.length < o.minWindow) return undefined;
   const subdomains = entries.map((e) => e.subdomain);
@@ -136,7 +136,7 @@ export function createDomainator(o: DomainatorOptions): Stage {
               ? undefined
               : observe(
                   store,
-                  { src_ip: line.src_ip, domain_name: domain, logline_id: line.logline_id },
+                  { src_ip: line.src_ip, domain_name: domain },
                   { minWindow, maxWindow, now, searchDomains, floor: o.detector.threshold },
                 );
           scored.push({

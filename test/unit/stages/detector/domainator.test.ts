@@ -131,6 +131,15 @@ test('the tunnelling host is alerted; a host repeating mail and www names is not
     (alerts[0]?.result[0]?.evidence as { window?: unknown } | undefined)?.window,
     tunnel.slice(0, 3).map(([, d]) => d.replace('.files-sync.com', '')),
   );
+  // A window holds what its score reads and nothing else (it is a changelog record per line).
+  const stored = state
+    .partition(0)
+    .store<DomainWindow>(WINDOWS_STORE)
+    .get(windowKey('files-sync.com', '10.0.0.66'));
+  assert.deepEqual(
+    stored?.entries,
+    tunnel.map(([, d]) => ({ subdomain: d.replace('.files-sync.com', '') })),
+  );
 });
 
 test('windows persist across batches in the store and expire on the timer when idle', async () => {
