@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { createAdmin } from '../../../src/kafka/admin.ts';
-import { decodeBatch, pipelineTopic, type Batch } from '../../../src/stages/index.ts';
+import { pipelineTopic } from '../../../src/stages/index.ts';
 import { freePort } from '../../helpers/free-port.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { exited } from '../../support/spawn-worker.ts';
-import { pipelineTestConfig, produceLines, readUntil, resetBroker } from './support.ts';
+import { ownLineCounts, pipelineTestConfig, produceLines, readUntil, resetBroker } from './support.ts';
 
 const LINES = 4_000;
 const STAGES = ['log_storage.logserver', 'log_collection.collector'];
@@ -104,22 +104,8 @@ test('two stages in one `hamstring run` process: both work from it, and after ki
     await produceLines(bootstrap, input, all.slice(LINES / 2));
     grouped = runGrouped(path, port);
 
-    const fresh = new Map<string, number>();
-    const count = (records: readonly { value: Buffer | null }[]) => {
-      fresh.clear();
-      for (const r of records) {
-        const batch: Batch = decodeBatch(r.value);
-        const context = new Set(batch.context_logline_ids ?? []);
-        for (const l of batch.data)
-          if (!context.has(l.logline_id)) {
-            const name = String(l.domain_name);
-            fresh.set(name, (fresh.get(name) ?? 0) + 1);
-          }
-      }
-      return fresh.size;
-    };
-    const records = await readUntil(bootstrap, output, (rs) => count(rs) >= LINES, 120_000);
-    count(records);
+    const records = await readUntil(bootstrap, output, (rs) => ownLineCounts(rs).size >= LINES, 120_000);
+    const fresh = ownLineCounts(records);
     const missing = all.map((_, i) => `g${i}.example.com`).filter((n) => !fresh.has(n));
     const twice = [...fresh].filter(([, n]) => n > 1).map(([name]) => name);
     assert.deepEqual(missing.slice(0, 10), [], `${missing.length} lines in no batch`);

@@ -9,6 +9,7 @@ import { createProducer } from '../../../src/kafka/producer.ts';
 import { createReadCommittedReader } from '../../../src/kafka/read-committed-reader.ts';
 import type { FetchedRecord } from '../../../src/kafka/records.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
+import { decodeBatch } from '../../../src/stages/messages.ts';
 import { isUniqueName, uniqueTopic } from '../../helpers/names.ts';
 import { DEFAULT_ATTEMPT_TOPIC } from '../../../src/runtime/delivery-attempts/kafka-attempt-store.ts';
 
@@ -178,4 +179,22 @@ export async function pollUntil<T>(
     }
     await new Promise((r) => setTimeout(r, 1_000));
   }
+}
+
+/**
+ * How often each domain name is among the batches' own lines (the context lines a batch carries
+ * over from its subnet's previous batch left out): each line sent exactly once counts 1.
+ */
+export function ownLineCounts(records: readonly { value: Buffer | null }[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const r of records) {
+    const batch = decodeBatch(r.value);
+    const context = new Set(batch.context_logline_ids ?? []);
+    for (const line of batch.data)
+      if (!context.has(line.logline_id)) {
+        const name = String(line.domain_name);
+        counts.set(name, (counts.get(name) ?? 0) + 1);
+      }
+  }
+  return counts;
 }
