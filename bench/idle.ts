@@ -9,12 +9,12 @@
  *   npm run bench:idle -- --stages logserver+collector:dga_collector
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parse as parseYaml, stringify as toYaml } from 'yaml';
-import { LocalKafkaCluster } from '../src/dev/kafka-cluster.ts';
+import { stringify as toYaml } from 'yaml';
 import { procCpuSeconds } from './proc-cpu.ts';
+import { shippedSetup } from './shipped-setup.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -29,18 +29,7 @@ const settleMs = Number(args.settle) * 1000;
 const seconds = Number(args.seconds);
 
 const dir = join('var', 'bench', 'idle');
-rmSync(dir, { recursive: true, force: true });
-mkdirSync(dir, { recursive: true });
-const cluster = await LocalKafkaCluster.start({
-  nodes: 1,
-  dataDir: join(dir, 'kafka'),
-  basePort: Number(args.port),
-});
-const tree = parseYaml(readFileSync('config.yaml', 'utf8')) as Record<string, Record<string, unknown>>;
-tree.environment!.kafka_bootstrap_servers = cluster.bootstrapServers;
-// No alert file in the working tree; every other setting is the shipped one.
-(tree.pipeline!.alerting as Record<string, unknown>).log_to_file = false;
-tree.runtime = { state: { dir: join(dir, 'state') } };
+const { cluster, tree } = await shippedSetup(dir, Number(args.port));
 const configPath = join(dir, 'config.yaml');
 writeFileSync(configPath, toYaml(tree));
 

@@ -25,16 +25,14 @@
  * by every process, counted once), and the stages' CPU seconds. The monitoring agent is not run
  * (its rows are written to Kafka in the stages' transactions as always).
  */
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parse as parseYaml } from 'yaml';
 import { validateConfig } from '../src/config/index.ts';
-import { LocalKafkaCluster } from '../src/dev/kafka-cluster.ts';
 import { silentLogger } from '../src/observability/logger.ts';
 import { pipelineComponents } from '../src/stages/pipeline-components.ts';
 import { buildBundle } from '../scripts/build.ts';
 import { benchLines, writeInput } from './input-lines.ts';
+import { shippedSetup } from './shipped-setup.ts';
 import { procCommand, processTree, procPssBytes, procRss, type Rss } from './proc-rss.ts';
 import { startStageProcesses, type ProcessMemory, type StageLaunch } from './stage-processes.ts';
 
@@ -133,19 +131,7 @@ console.log(
   `input: ${lines.length} v2.0.0 lines, ${(lineBytes / MiB).toFixed(1)} MiB (${(lineBytes / lines.length).toFixed(0)} bytes a line)`,
 );
 
-rmSync(dir, { recursive: true, force: true });
-mkdirSync(dir, { recursive: true });
-const cluster = await LocalKafkaCluster.start({
-  nodes: 1,
-  dataDir: join(dir, 'kafka'),
-  basePort: Number(args.port),
-});
-const tree = parseYaml(readFileSync('config.yaml', 'utf8')) as Record<string, Record<string, unknown>>;
-(tree.environment as Record<string, unknown>).kafka_bootstrap_servers = cluster.bootstrapServers;
-// No alert file in the working tree; every other setting is the shipped one.
-((tree.pipeline as Record<string, Record<string, unknown>>).alerting as Record<string, unknown>).log_to_file =
-  false;
-tree.runtime = { state: { dir: join(dir, 'state') } };
+const { cluster, tree } = await shippedSetup(dir, Number(args.port));
 const config = validateConfig(tree);
 const batchTimeoutMs = config.pipeline.log_collection.default_batch_handler_config.batch_timeout * 1000;
 // One process per stage (the first entry of each kind: the DGA path), as the issue measured; with
