@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { scoreNames } from '../src/stages/detector/model/dga-model.ts';
+import { spreadGroupOf } from '../src/stages/detector/spread-group.ts';
 import type { WarningRule } from '../src/stages/detector/warning-window.ts';
 import { BENIGN_SOURCES } from '../src/traffic/benign/index.ts';
 import { DGA_FAMILIES } from '../src/traffic/dga-families.ts';
@@ -39,6 +40,8 @@ const { values } = parseArgs({
     'window-seconds': { type: 'string', default: '300' },
     /** `<threshold>:<names>`, `none`, or (default) the shipped DGA detector's `weak_warnings`. */
     'weak-warnings': { type: 'string' },
+    /** `<threshold>:<names>`, `none`, or (default) the shipped DGA detector's `spread_warnings`. */
+    'spread-warnings': { type: 'string' },
     /** Browser intranet-redirect probe sets per benign host and hour. */
     'browser-probes': { type: 'string', default: '1' },
     /** Share of benign lookups answered NXDOMAIN in the host-level run (default the generator's 3 %). */
@@ -131,6 +134,19 @@ function weakRule(): WarningRule | undefined {
   return { threshold, minWarnings: names };
 }
 const weak = weakRule();
+function spreadRule(): WarningRule | undefined {
+  const text = values['spread-warnings'];
+  const shipped = shippedDga?.spread_warnings;
+  if (text === 'none') return undefined;
+  const groupOf = spreadGroupOf(shipped?.exempt_domains ?? []);
+  if (text === undefined)
+    return shipped && { threshold: shipped.threshold, minWarnings: shipped.min_warnings, groupOf };
+  const [threshold, names] = text.split(':').map(Number);
+  if (!(threshold !== undefined && threshold >= 0 && threshold <= 1 && names !== undefined && names >= 1))
+    throw new Error(`--spread-warnings: expected <threshold 0..1>:<names >= 1> or none, got ${text}`);
+  return { threshold, minWarnings: names, groupOf };
+}
+const spread = spreadRule();
 const browserProbes = Number(values['browser-probes']);
 const nxdomainShare = values['nxdomain-share'] === undefined ? undefined : Number(values['nxdomain-share']);
 const usersPerHost = Number(values['users-per-host']);
@@ -180,6 +196,7 @@ function hostLevelAll(): HostLevelResult {
       minWarnings: Number(values['min-warnings']),
       windowSeconds: Number(values['window-seconds']),
       weak,
+      spread,
       browserProbes: browserProbes * usersPerHost,
       nxdomainShare,
       domainator: shippedDomainator && {
@@ -257,6 +274,7 @@ const report = renderReport({
     minWarnings: Number(values['min-warnings']),
     windowSeconds: Number(values['window-seconds']),
     weak,
+    spread,
     browserProbes,
     nxdomainShare: nxdomainShare ?? DEFAULT_NXDOMAIN_SHARE,
     usersPerHost,

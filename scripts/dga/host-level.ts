@@ -27,6 +27,8 @@ export interface HostLevelOptions {
   readonly windowSeconds: number;
   /** The detector's second rule (`weak_warnings`), if any. */
   readonly weak?: WarningRule | undefined;
+  /** The detector's third rule (`spread_warnings`, with its `groupOf`), if any. */
+  readonly spread?: WarningRule | undefined;
   /** Chromium's intranet-redirect probe sets per benign host and hour (see `generateTraffic`). */
   readonly browserProbes: number;
   /** Share of benign lookups answered NXDOMAIN (`generateTraffic`'s default when undefined). */
@@ -121,6 +123,7 @@ export function hostLevel(o: HostLevelOptions): HostLevelResult {
     windowMs: o.windowSeconds * 1000,
     latenessMs: o.windowSeconds * 1000,
     weak: o.weak,
+    spread: o.spread,
   };
   // Fed in chunks of event time, as batches would bring them.
   for (let i = 0; i < windowLines.length; i += 5000) {

@@ -14,6 +14,7 @@ export interface ReportInput {
     minWarnings: number;
     windowSeconds: number;
     weak: WarningRule | undefined;
+    spread: WarningRule | undefined;
     browserProbes: number;
     /** Share of benign lookups answered NXDOMAIN. */
     nxdomainShare: number;
@@ -183,6 +184,9 @@ export function renderReport(r: ReportInput): string {
     const weakText = hl.weak
       ? `, or ${hl.weak.minWarnings} distinct names scoring at least ${hl.weak.threshold} (weak_warnings)`
       : '';
+    const spreadText = hl.spread
+      ? `, or ${hl.spread.minWarnings} distinct failed names under one domain scoring at least ${hl.spread.threshold} (spread_warnings)`
+      : '';
     out.push(
       `saw; benign hosts look up names of the benign sources that fold held out, ${pct(hl.nxdomainShare, 0)} of them answered`,
     );
@@ -197,7 +201,7 @@ export function renderReport(r: ReportInput): string {
         `Each host address stands for ${hl.usersPerHost} users (NAT, a proxy): ${hl.usersPerHost} times the lookups and probes of one, over that many times fewer addresses.`,
       );
     out.push(
-      `Prefilter: NXDOMAIN only; an alert needs ${hl.minWarnings} distinct warning names within ${hl.windowSeconds} s of event time${weakText}.`,
+      `Prefilter: NXDOMAIN only; an alert needs ${hl.minWarnings} distinct warning names within ${hl.windowSeconds} s of event time${weakText}${spreadText}.`,
     );
     out.push('');
     out.push(

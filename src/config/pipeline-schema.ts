@@ -196,6 +196,21 @@ const detectorSchema = z
      */
     weak_warnings: z.strictObject({ threshold: fraction(), min_warnings: positiveInt() }).optional(),
     /**
+     * DGADetector: a third rule, alerting a host with `min_warnings` distinct names scoring at least
+     * `threshold` under one domain (the registrable domain they sit under) in a window. Finds
+     * families that put random labels under a few fixed domains (domain shadowing), whose names
+     * look like a service's host ids one at a time. `exempt_domains`: domains under which the
+     * network's hosts look up many names by design: its resolvers' search domains, and lookup
+     * services that carry data in the name (blocklists, reputation services).
+     */
+    spread_warnings: z
+      .strictObject({
+        threshold: fraction(),
+        min_warnings: positiveInt(),
+        exempt_domains: z.array(domainName()).default([]),
+      })
+      .optional(),
+    /**
      * DGADetector: length of the event-time window (the lines' own `ts`) the warnings are counted
      * in; default 300 (src/config/warning-window.ts). Alerts do not depend on how fast the lines
      * arrive or how they were batched.
@@ -246,6 +261,13 @@ const detectorSchema = z
         ['weak_warnings', 'min_warnings'],
         `integer above min_warnings (${detector.min_warnings})`,
         weak.min_warnings,
+      );
+    if (detector.spread_warnings !== undefined && detector.detector_class_name !== 'DGADetector')
+      addProblem(
+        ctx,
+        ['spread_warnings'],
+        'no spread_warnings (only a DGADetector counts warnings in windows)',
+        detector.spread_warnings,
       );
     if (detector.detector_class_name !== 'DGADetector') return;
     if (detector.model === undefined)

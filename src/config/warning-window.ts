@@ -15,6 +15,13 @@ export const MAX_WARNING_WINDOW_SECONDS = 86_400;
 export interface WarningWindowKeys {
   readonly min_warnings: number;
   readonly weak_warnings?: { readonly threshold: number; readonly min_warnings: number } | undefined;
+  readonly spread_warnings?:
+    | {
+        readonly threshold: number;
+        readonly min_warnings: number;
+        readonly exempt_domains: readonly string[];
+      }
+    | undefined;
   readonly warning_window_seconds?: number | undefined;
   readonly warning_lateness_seconds?: number | undefined;
   readonly warning_idle_timeout_seconds?: number | undefined;
@@ -26,6 +33,10 @@ export interface WarningWindowSettings {
   readonly minWarnings: number;
   /** The second rule (`weak_warnings`): more names at a lower score. */
   readonly weak?: { readonly threshold: number; readonly minWarnings: number } | undefined;
+  /** The third rule (`spread_warnings`): names counted per domain they sit under. */
+  readonly spread?:
+    | { readonly threshold: number; readonly minWarnings: number; readonly exemptDomains: readonly string[] }
+    | undefined;
   readonly windowMs: number;
   readonly latenessMs: number;
   /** Wall-clock time without a line after which a host's windows are dropped. */
@@ -48,6 +59,13 @@ export function warningWindowSettings(detector: WarningWindowKeys): WarningWindo
     minWarnings: detector.min_warnings,
     ...(detector.weak_warnings && {
       weak: { threshold: detector.weak_warnings.threshold, minWarnings: detector.weak_warnings.min_warnings },
+    }),
+    ...(detector.spread_warnings && {
+      spread: {
+        threshold: detector.spread_warnings.threshold,
+        minWarnings: detector.spread_warnings.min_warnings,
+        exemptDomains: detector.spread_warnings.exempt_domains,
+      },
     }),
     windowMs: window * 1000,
     latenessMs: lateness * 1000,

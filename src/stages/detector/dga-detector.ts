@@ -20,6 +20,7 @@ import { withKind } from './attribution.ts';
 import { scoreNames, type DgaModel } from './model/dga-model.ts';
 import { loadDgaModel } from './model/model-file.ts';
 import type { ScoreTask } from './score-task.ts';
+import { windowRules } from './spread-group.ts';
 import {
   dropIdleHosts,
   WARNING_WINDOWS_STORE,
@@ -71,6 +72,7 @@ export function dgaDetectorStage(
   const clock = o.clock ?? Date.now;
   const instanceName = o.instanceName ?? o.detector.name;
   const windows = warningWindowSettings(o.detector);
+  const rules = windowRules(windows, o.detector.threshold);
   return {
     name: DETECTOR_STAGE,
     shortName: 'detector',
@@ -108,13 +110,12 @@ export function dgaDetectorStage(
         try {
           const store = ctx.state(record.partition).store<StoredHostWindows>(WARNING_WINDOWS_STORE);
           const found = windowAlerts(store, scored, {
-            settings: windows,
-            threshold: o.detector.threshold,
+            settings: rules,
             detectorName: o.detector.name,
             suspiciousBatchId: batch.batch_id,
             now,
           });
-          const alerts = found.map((alert) => withKind(alert, o.model));
+          const alerts = found.map((alert) => (alert.kind === undefined ? withKind(alert, o.model) : alert));
           outputs.push(
             ...detectorOutputs({
               source: record,

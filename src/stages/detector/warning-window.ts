@@ -20,8 +20,11 @@
  * mistyped or stale name is not a burst. A second, optional rule (`weak`) fires on many more names
  * at a lower score: a family whose names look less random than the model's threshold still
  * resolves dozens of them in a window, which no benign host's failed lookups come near. Either rule
- * fires a window; both are monotone in the window's warnings, so the argument above holds for the
- * pair. A burst within W that crosses a boundary fires in the window before it, and in the window
+ * fires a window. A third (`spread`) counts names per group, the domain they sit under: a family
+ * that puts its random labels under a few fixed domains (domain shadowing: fresh subdomains of
+ * hijacked legitimate domains) makes names that look like a service's ids, one at a time, but no
+ * benign host fails to resolve dozens of different names under one domain in minutes. Every rule is
+ * monotone in the window's warnings, so the argument above holds for them together. A burst within W that crosses a boundary fires in the window before it, and in the window
  * after it too when its part after the boundary alone holds `minWarnings` names: a second alert
  * with an id of its own, never a repeat of one.
  *
@@ -75,6 +78,12 @@ export interface HostWindows<P = unknown> {
 export interface WarningRule {
   readonly threshold: number;
   readonly minWarnings: number;
+  /**
+   * When given, the names are counted per group (e.g. the domain they sit under) and one group
+   * must hold `minWarnings` of them; a warning it maps to undefined never counts. Must be a pure
+   * function of the warning's name and payload, so the rule stays monotone in the window's warnings.
+   */
+  readonly groupOf?: ((name: string, payload: unknown) => string | undefined) | undefined;
 }
 
 export interface WindowSettings extends WarningRule {
@@ -82,6 +91,8 @@ export interface WindowSettings extends WarningRule {
   readonly latenessMs: number;
   /** A second rule, with a lower threshold and more names; a window fires when either holds. */
   readonly weak?: WarningRule | undefined;
+  /** A third rule, counting names per group (`groupOf`); a window fires when any rule holds. */
+  readonly spread?: WarningRule | undefined;
 }
 
 /** An alert to raise: window `window` of `host` met a rule of its settings. */
@@ -93,6 +104,8 @@ export interface WindowAlert<P = unknown> {
   readonly endMs: number;
   /** Every warning of the window known when it fired, in event-time order. */
   readonly warnings: readonly StoredWarning<P>[];
+  /** The group whose names fired it, when only a grouping rule (`spread`) did. */
+  readonly group?: string;
 }
 
 export interface WindowStep<P> {
@@ -149,8 +162,7 @@ export function advanceHost<P>(
 ): { next: HostWindows<P> | undefined; alerts: WindowAlert<P>[]; late: WindowLine<P>[] } {
   const W = settings.windowMs;
   const windowOf = (atMs: number) => Math.floor(atMs / W);
-  const rules = settings.weak ? [settings, settings.weak] : [settings];
-  const lowest = Math.min(...rules.map((r) => r.threshold));
+  const rules = [settings, settings.weak, settings.spread].filter((r): r is WarningRule => r !== undefined);
   // The watermark a line is judged by comes from the lines before it (in the order they arrived,
   // which a batch keeps): within the lateness a line is never late, however many later lines share
   // its batch, so one large batch and many small ones accept the same warnings.
@@ -162,7 +174,7 @@ export function advanceHost<P>(
     if (!Number.isFinite(line.atMs)) continue;
     const watermark = maxAtMs - settings.latenessMs;
     maxAtMs = Math.max(maxAtMs, line.atMs);
-    if (line.score < lowest || line.name === undefined || known.has(line.id)) continue;
+    if (line.name === undefined || known.has(line.id) || !rules.some((r) => counts(r, line))) continue;
     if (line.atMs < watermark) {
       late.push(line);
       continue;
@@ -185,7 +197,13 @@ export function advanceHost<P>(
   const fired = new Set(previous?.fired ?? []);
   const alerts: WindowAlert<P>[] = [];
   for (const j of new Set(warnings.map((w) => windowOf(w.atMs)))) {
-    if (fired.has(j) || !rules.some((rule) => fires(warnings, j, rule, W))) continue;
+    if (fired.has(j)) continue;
+    let group: string | undefined;
+    for (const rule of rules) {
+      group = firingGroup(warnings, j, rule, W);
+      if (group !== undefined) break;
+    }
+    if (group === undefined) continue;
     fired.add(j);
     alerts.push({
       host,
@@ -193,6 +211,7 @@ export function advanceHost<P>(
       startMs: j * W,
       endMs: (j + 1) * W,
       warnings: windowWarnings(warnings, j, W),
+      ...(group !== UNGROUPED && { group }),
     });
   }
 
@@ -205,22 +224,49 @@ export function advanceHost<P>(
   return { next, alerts, late };
 }
 
+/** The group of a rule that does not group: every counted name is in it. */
+const UNGROUPED = '';
+
+/** Whether a line can count towards a rule: its score reaches the threshold, and it has a group. */
+function counts(
+  rule: WarningRule,
+  line: { name: string | undefined; score: number; payload: unknown },
+): boolean {
+  if (line.score < rule.threshold || line.name === undefined) return false;
+  return rule.groupOf === undefined || rule.groupOf(normalizeName(line.name), line.payload) !== undefined;
+}
+
 /**
  * Whether a warning of window j (scoring at least the rule's threshold) starts a span of W with at
- * least the rule's `minWarnings` distinct names at that score.
+ * least the rule's `minWarnings` distinct names at that score, in the anchor's group for a grouping
+ * rule: that group ({@link UNGROUPED} for a rule without one), or undefined when the rule does not fire.
  */
-function fires(sorted: readonly StoredWarning[], j: number, rule: WarningRule, W: number): boolean {
+function firingGroup(
+  sorted: readonly StoredWarning[],
+  j: number,
+  rule: WarningRule,
+  W: number,
+): string | undefined {
+  const groupOf = rule.groupOf;
+  const groups = new Map<StoredWarning, string | undefined>();
+  const group = (w: StoredWarning): string | undefined => {
+    if (w.score < rule.threshold) return undefined;
+    if (groupOf === undefined) return UNGROUPED;
+    if (!groups.has(w)) groups.set(w, groupOf(w.name, w.payload));
+    return groups.get(w);
+  };
   for (let i = 0; i < sorted.length; i += 1) {
     const anchor = sorted[i]!;
-    if (Math.floor(anchor.atMs / W) !== j || anchor.score < rule.threshold) continue;
+    const g = Math.floor(anchor.atMs / W) === j ? group(anchor) : undefined;
+    if (g === undefined) continue;
     const names = new Set<string>();
     for (let k = i; k < sorted.length && sorted[k]!.atMs < anchor.atMs + W; k += 1) {
-      if (sorted[k]!.score < rule.threshold) continue;
+      if (group(sorted[k]!) !== g) continue;
       names.add(sorted[k]!.name);
-      if (names.size >= rule.minWarnings) return true;
+      if (names.size >= rule.minWarnings) return g;
     }
   }
-  return false;
+  return undefined;
 }
 
 /** The warnings of window j: from its start to W after its last warning. */

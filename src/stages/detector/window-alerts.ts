@@ -1,8 +1,13 @@
-import type { WarningWindowSettings } from '../../config/index.ts';
 import type { KeyValueStore } from '../../runtime/index.ts';
 import { timestampMicros, type Alert, type LogLine } from '../messages.ts';
 import { domainOf, median, type ScoredLine } from './alerts.ts';
-import { advanceWindows, expireIdle, type HostWindows, type WindowAlert } from './warning-window.ts';
+import {
+  advanceWindows,
+  expireIdle,
+  type HostWindows,
+  type WindowAlert,
+  type WindowSettings,
+} from './warning-window.ts';
 
 /** The DGA detector's per-host warning windows, keyed by src_ip (its input is keyed by src_ip). */
 export const WARNING_WINDOWS_STORE = 'dga_warning_windows';
@@ -19,8 +24,8 @@ export function windowAlerts(
   store: KeyValueStore<StoredHostWindows>,
   scored: readonly ScoredLine[],
   o: {
-    settings: WarningWindowSettings;
-    threshold: number;
+    /** The entry's rules (`windowRules`). */
+    settings: WindowSettings;
     detectorName: string;
     suspiciousBatchId: string;
     now: number;
@@ -36,7 +41,7 @@ export function windowAlerts(
       score,
       payload: line,
     })),
-    { ...o.settings, threshold: o.threshold },
+    o.settings,
     o.now,
   );
   for (const [host, next] of step.hosts) {
@@ -59,6 +64,8 @@ function toAlert(
     detector_name: o.detectorName,
     window_start: new Date(a.startMs).toISOString(),
     window_end: new Date(a.endMs).toISOString(),
+    // Fired by the spread rule alone: its names are alike in where they sit, not in how they look.
+    ...(a.group !== undefined && { kind: `failed names under ${a.group}` }),
   };
 }
 

@@ -121,6 +121,35 @@ test('weak_warnings: a lower score and more names than the entry, each bound nam
   assert.match(domainator.format(), /weak_warnings: expected no weak_warnings \(only a DGADetector/);
 });
 
+test('spread_warnings: a fraction, a count and domain names, each named when wrong; DGADetector only', () => {
+  const dga = { detector_class_name: 'DGADetector', model: 'm', checksum: 'a'.repeat(64), threshold: 0.9 };
+  const d = load({
+    ...dga,
+    spread_warnings: { threshold: 0, min_warnings: 20, exempt_domains: ['Corp.Example.com.'] },
+  }).pipeline.data_analysis[0]!;
+  assert.deepEqual(warningWindowSettings(d).spread, {
+    threshold: 0,
+    minWarnings: 20,
+    exemptDomains: ['corp.example.com'],
+  });
+  const plain = load({ ...dga, spread_warnings: { threshold: 0.1, min_warnings: 9 } }).pipeline
+    .data_analysis[0]!;
+  assert.deepEqual(warningWindowSettings(plain).spread?.exemptDomains, []);
+  const error = configErrorOf(() =>
+    load({ ...dga, spread_warnings: { threshold: 2, min_warnings: 0, exempt_domains: ['a b'] } }),
+  );
+  assert.match(error.format(), /pipeline\.data_analysis\[0\]\.spread_warnings\.threshold: expected /);
+  assert.match(error.format(), /pipeline\.data_analysis\[0\]\.spread_warnings\.min_warnings: expected /);
+  assert.match(
+    error.format(),
+    /pipeline\.data_analysis\[0\]\.spread_warnings\.exempt_domains\[0\]: expected domain name/,
+  );
+  const domainator = configErrorOf(() =>
+    load({ detector_class_name: 'DomainatorDetector', spread_warnings: { threshold: 0, min_warnings: 9 } }),
+  );
+  assert.match(domainator.format(), /spread_warnings: expected no spread_warnings \(only a DGADetector/);
+});
+
 test('domainator.search_domains: domain names, lower-cased without the trailing dot; anything else named', () => {
   const d = load({
     detector_class_name: 'DomainatorDetector',

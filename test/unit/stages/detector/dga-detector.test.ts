@@ -166,6 +166,45 @@ test('weak_warnings reaches the decision: names below threshold alert a host by 
   );
 });
 
+test('spread_warnings reaches the decision: failed names under one domain alert a host, named in its kind', async () => {
+  const failed = (id: string, ip: string, domain: string, status = 'NXDOMAIN') => ({
+    ...line(id, ip, domain),
+    status_code: status,
+  });
+  const spreadBatch = {
+    ...batch,
+    data: [
+      // 10.0.0.1: three failed names under shadowed.com; 10.0.0.2: three that resolved; 10.0.0.3:
+      // three failed reverse lookups, which never count.
+      ...['k1', 'k2', 'k3'].map((l, i) => failed(`a${i}`, '10.0.0.1', `${l}.shadowed.com`)),
+      ...['k1', 'k2', 'k3'].map((l, i) => failed(`b${i}`, '10.0.0.2', `${l}.cdn.example.net`, 'NOERROR')),
+      ...['1', '2', '3'].map((l, i) => failed(`c${i}`, '10.0.0.3', `${l}.2.0.192.in-addr.arpa`)),
+    ],
+  };
+  const spreadConfig = { threshold: 0, min_warnings: 3, exempt_domains: [] };
+  const stage = await createDgaDetector({
+    detector: detectorConfig({ threshold: 0.95, min_warnings: 5, spread_warnings: spreadConfig }),
+    topics,
+  });
+  const alerts = alertsOf((await stage.process([jsonRecord('in', 0, spreadBatch)], stageContext())).outputs);
+  assert.deepEqual(
+    alerts.map((a) => [a.src_ip, a.kind, a.result.length]),
+    [['10.0.0.1', 'failed names under shadowed.com', 3]],
+  );
+  const exempt = await createDgaDetector({
+    detector: detectorConfig({
+      threshold: 0.95,
+      min_warnings: 5,
+      spread_warnings: { ...spreadConfig, exempt_domains: ['shadowed.com'] },
+    }),
+    topics,
+  });
+  assert.deepEqual(
+    alertsOf((await exempt.process([jsonRecord('in', 0, spreadBatch)], stageContext())).outputs),
+    [],
+  );
+});
+
 test('monitoring rows: one alert row, the batch finished as detected, each line detected or finished', async () => {
   const stage = await createDgaDetector({ detector: detectorConfig(), topics });
   const result = await stage.process([jsonRecord('in', 3, batch)], stageContext());

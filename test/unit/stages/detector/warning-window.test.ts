@@ -245,3 +245,81 @@ test('with the weak rule, the alerts still do not depend on batching or arrival 
   for (const batches of [...cuts(lines), ...cuts([...lines].reverse())])
     assert.deepEqual(keys(run(batches, weak).alerts), expected);
 });
+
+/** Groups a name by the label right of its first (a stand-in for the registrable domain). */
+const parent = (name: string) => (name.includes('.') ? name.slice(name.indexOf('.') + 1) : undefined);
+const spread: WindowSettings = {
+  ...settings,
+  threshold: 0.9,
+  spread: {
+    threshold: 0,
+    minWarnings: 4,
+    groupOf: (name) => (name.endsWith('.exempt.com') ? undefined : parent(name)),
+  },
+};
+const under = (n: number, domain: string, host = 'h', from = T0) =>
+  Array.from({ length: n }, (_, i) => warn(host, `r${i}.${domain}`, from + i * 1000, 0.01));
+
+test('the spread rule alerts on many distinct names under one domain, whatever they score, and names it', () => {
+  const four = run([under(4, 'shadowed.com')], spread).alerts;
+  assert.deepEqual(keys(four), [`h@${T0 / W}`]);
+  assert.equal(four[0]?.group, 'shadowed.com');
+  assert.equal(four[0]?.warnings.length, 4);
+  // Three under one domain: below the rule; without the rule four count for nothing.
+  assert.deepEqual(run([under(3, 'shadowed.com')], spread).alerts, []);
+  assert.deepEqual(run([under(4, 'shadowed.com')], { ...settings, threshold: 0.9 }).alerts, []);
+  // Four names under four domains, or under an exempt domain, are not a spread.
+  const scattered = ['a.one.com', 'b.two.com', 'c.three.com', 'd.four.com'].map((n, i) =>
+    warn('h', n, T0 + i, 0.01),
+  );
+  assert.deepEqual(run([scattered], spread).alerts, []);
+  assert.deepEqual(run([under(6, 'x.exempt.com')], spread).alerts, []);
+  // Two domains with three names each: every group counts on its own.
+  assert.deepEqual(
+    run([[...under(3, 'one.com'), ...under(3, 'two.com', 'h', T0 + 5000)]], spread).alerts,
+    [],
+  );
+});
+
+test('an alert the strong rule fires is not named after a group, even when the spread rule holds too', () => {
+  const both = [
+    ...under(4, 'shadowed.com'),
+    ...['x.com', 'y.com', 'z.com'].map((n, i) => warn('h', n, T0 + i, 0.95)),
+  ];
+  const alerts = run([both], spread).alerts;
+  assert.deepEqual(keys(alerts), [`h@${T0 / W}`]);
+  assert.equal(alerts[0]?.group, undefined);
+});
+
+test('the spread rule counts the names of the anchor`s domain only: a later burst elsewhere fires its own window', () => {
+  // One name under a.com at the end of window j, then four under b.com in window j+1.
+  const lines = [warn('h', 'r.a.com', T0 + W - 1000, 0.01), ...under(4, 'b.com', 'h', T0 + W + 1000)];
+  assert.deepEqual(keys(run([lines], spread).alerts), [`h@${T0 / W + 1}`]);
+});
+
+test('with the spread rule, the alerts still do not depend on batching or arrival order', () => {
+  const lines = [
+    ...under(2, 'shadowed.com', 'h', T0 + W - 4000),
+    warn('g', 'r1.other.com', T0 + 10, 0.01),
+    ...under(2, 'shadowed.com', 'h', T0 + W + 500).map((l, i) => ({ ...l, name: `s${i}.shadowed.com` })),
+    warn('g', 'r2.other.com', T0 + 20, 0.01),
+    warn('g', 'r3.other.com', T0 + 30, 0.01),
+  ];
+  const expected = keys(run([lines], spread).alerts);
+  // h's four names straddle a boundary and fire the window before it; g has three only.
+  assert.deepEqual(expected, [`h@${T0 / W}`]);
+  for (const batches of [...cuts(lines), ...cuts([...lines].reverse())])
+    assert.deepEqual(keys(run(batches, spread).alerts), expected);
+});
+
+test('a line no rule can count (below every threshold, or without a group) is not kept', () => {
+  const s: WindowSettings = { ...spread, spread: { threshold: 0.001, minWarnings: 4, groupOf: parent } };
+  const { state } = run(
+    [[warn('h', 'bare', T0, 0.5), warn('h', 'r.low.com', T0 + 1, 0), warn('h', 'r.kept.com', T0 + 2, 0.01)]],
+    s,
+  );
+  assert.deepEqual(
+    state.get('h')?.warnings.map((w) => w.name),
+    ['r.kept.com'],
+  );
+});
