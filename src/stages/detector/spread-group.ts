@@ -1,5 +1,7 @@
 import type { WarningWindowSettings } from '../../config/index.ts';
+import { parse } from 'tldts';
 import { splitName } from './dga-features/name-split.ts';
+import { LOOKUP_ZONES } from './domainator/grouping.ts';
 import { isInternetName } from './internet-name.ts';
 import type { WindowSettings } from './warning-window.ts';
 
@@ -18,6 +20,8 @@ const IPV6_NIBBLES = /(^|\.)([0-9a-f]\.){7}[0-9a-f](\.|$)/;
  *   resolver answers the private ranges' reverse zones itself (NXDOMAIN by design);
  * - names with an IPv4 address or IPv6 nibbles in their labels: blocklist (DNSBL) queries, which
  *   a mail server sends for every connecting address and which fail for every address not listed;
+ * - names in the lookup zones the Domainator leaves alone (block lists, reputation services), whose
+ *   names carry a hash or a domain and fail whenever it is not listed;
  * - names under an exempt domain (the network's search domains, other lookup services).
  */
 export function spreadGroupOf(exemptDomains: readonly string[]): (name: string) => string | undefined {
@@ -30,6 +34,8 @@ export function spreadGroupOf(exemptDomains: readonly string[]): (name: string) 
     const labels = split.subdomains.join('.');
     if (IPV4_LABELS.test(labels) || IPV6_NIBBLES.test(labels)) return undefined;
     if (exempt.some((d) => split.name === d || split.name.endsWith(`.${d}`))) return undefined;
+    const icann = parse(split.name).domain;
+    if (icann !== null && LOOKUP_ZONES.has(icann)) return undefined;
     return `${split.registrable}.${split.suffix}`;
   };
 }

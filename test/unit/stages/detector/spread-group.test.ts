@@ -34,9 +34,12 @@ test('reverse lookups and address blocklist queries are never counted; exempt do
     'corp.example.com',
   ])
     assert.equal(group(name), undefined, name);
-  // A domain blocklist query carries a name, not an address: counted unless its service is exempt.
-  assert.equal(group('bad.example.net.dbl.spamhaus.org'), 'spamhaus.org');
-  assert.equal(spreadGroupOf(['spamhaus.org'])('bad.example.net.dbl.spamhaus.org'), undefined);
+  // Names and hashes looked up in block lists and reputation services are not counted either, and
+  // any other such service can be exempted.
+  assert.equal(group('bad.example.net.dbl.spamhaus.org'), undefined);
+  assert.equal(group('d41d8cd98f00b204e9800998ecf8427e.avqs.mcafee.com'), undefined);
+  assert.equal(group('d41d8cd98f00b204.lookup.reputation.net'), 'reputation.net');
+  assert.equal(spreadGroupOf(['reputation.net'])('d41d8cd98f00b204.lookup.reputation.net'), undefined);
   // Digits alone are no address: three numeric labels in a row still count.
   assert.equal(group('1.2.3.updates.vendor.com'), 'vendor.com');
 });
