@@ -87,7 +87,12 @@ const collectorSchema = z
 
 const prefilterSchema = z.strictObject({
   name: componentName(),
-  relevance_method: z.enum(['check_dga_relevance', 'no_relevance_check']),
+  /**
+   * `check_dga_relevance`: the collector's relevant ListItem values only (NXDOMAIN);
+   * `check_tunnel_relevance`: names the Domainator can window (a subdomain under an Internet domain
+   * outside lookup and provider zones), whatever the answer; `no_relevance_check`: every line.
+   */
+  relevance_method: z.enum(['check_dga_relevance', 'check_tunnel_relevance', 'no_relevance_check']),
   collector_name: nonEmptyString(),
 });
 

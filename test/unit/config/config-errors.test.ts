@@ -146,7 +146,7 @@ test('an invalid enum value lists the accepted values', () => {
   const error = configErrorOf(() => loadText(text));
   assert.equal(
     error.format(),
-    'config.yaml: pipeline.log_filtering[0].relevance_method: expected one of "check_dga_relevance", "no_relevance_check", got "check_relevance"',
+    'config.yaml: pipeline.log_filtering[0].relevance_method: expected one of "check_dga_relevance", "check_tunnel_relevance", "no_relevance_check", got "check_relevance"',
   );
 });
 

@@ -11,7 +11,10 @@ import { shippedConfig } from './fixtures.ts';
 const INPUT = 'pipeline-batch_sender_to_prefilter-dga_prefilter';
 const OUTPUT = 'pipeline-prefilter_to_inspector-dga_inspector';
 
-function run(method: 'check_dga_relevance' | 'no_relevance_check', values: (string | null)[]) {
+function run(
+  method: 'check_dga_relevance' | 'check_tunnel_relevance' | 'no_relevance_check',
+  values: (string | null)[],
+) {
   const config = shippedConfig();
   const prefilters = config.pipeline.log_filtering.map((p) => ({ ...p, relevance_method: method }));
   const stage = createPrefilterStage({
@@ -48,6 +51,30 @@ test('check_dga_relevance keeps only lines whose ListItem values are relevant an
   assert.deepEqual(
     monitoringRows(result.outputs, 'batch_tree').map((r) => [r.status, r.parent_batch_row_id]),
     [['finished', 'row-1']],
+  );
+});
+
+test('check_tunnel_relevance keeps the names the Domainator can window, whatever their answer', () => {
+  const named = (id: string, i: number, domain_name: string, extra = {}) =>
+    line(id, i, { domain_name, ...extra });
+  const input = batch([
+    named('tunnel', 1, 'mzxw6ytboi.0.t.example.org', noerror),
+    named('sub', 2, 'www.example.com'),
+    named('bare', 3, 'example.com', noerror),
+    named('single', 4, 'printer'),
+    named('reverse', 5, '4.3.2.1.in-addr.arpa'),
+    named('blocklist', 6, '4.3.2.1.zen.spamhaus.org'),
+    named('provider', 7, 'abc123.execute-api.eu-west-1.amazonaws.com', noerror),
+    named('internal', 8, 'db.prod.internal'),
+  ]);
+  const result = run('check_tunnel_relevance', [encodeBatch(input)]);
+  assert.deepEqual(
+    sent(result.outputs)[0]?.batch.data.map((l) => l.logline_id),
+    ['tunnel', 'sub'],
+  );
+  assert.deepEqual(
+    monitoringRows(result.outputs, 'logline_timestamps').map((r) => [r.logline_id, r.status]),
+    ['bare', 'single', 'reverse', 'blocklist', 'provider', 'internal'].map((id) => [id, 'filtered_out']),
   );
 });
 
