@@ -121,32 +121,29 @@ const forest = values['no-rf'] ? undefined : forestSummary(cv);
 const shippedDetectors = loadConfig({ path: 'config.yaml', env: {} }).pipeline.data_analysis;
 const shippedDga = shippedDetectors.find((d) => d.detector_class_name === 'DGADetector');
 const shippedDomainator = shippedDetectors.find((d) => d.detector_class_name === 'DomainatorDetector');
-function weakRule(): WarningRule | undefined {
-  const text = values['weak-warnings'];
+/**
+ * A host rule from its option (`<threshold>:<names>` or `none`), else the shipped detector's keys
+ * (`shipped`, undefined when the shipped config has no such rule).
+ */
+function ruleOption(
+  option: 'weak-warnings' | 'spread-warnings',
+  shipped: { threshold: number; min_warnings: number } | undefined,
+): WarningRule | undefined {
+  const text = values[option];
   if (text === 'none') return undefined;
-  if (text === undefined) {
-    const w = shippedDga?.weak_warnings;
-    return w && { threshold: w.threshold, minWarnings: w.min_warnings };
-  }
+  if (text === undefined)
+    return shipped && { threshold: shipped.threshold, minWarnings: shipped.min_warnings };
   const [threshold, names] = text.split(':').map(Number);
   if (!(threshold !== undefined && threshold >= 0 && threshold <= 1 && names !== undefined && names >= 1))
-    throw new Error(`--weak-warnings: expected <threshold 0..1>:<names >= 1> or none, got ${text}`);
+    throw new Error(`--${option}: expected <threshold 0..1>:<names >= 1> or none, got ${text}`);
   return { threshold, minWarnings: names };
 }
-const weak = weakRule();
-function spreadRule(): WarningRule | undefined {
-  const text = values['spread-warnings'];
-  const shipped = shippedDga?.spread_warnings;
-  if (text === 'none') return undefined;
-  const groupOf = spreadGroupOf(shipped?.exempt_domains ?? []);
-  if (text === undefined)
-    return shipped && { threshold: shipped.threshold, minWarnings: shipped.min_warnings, groupOf };
-  const [threshold, names] = text.split(':').map(Number);
-  if (!(threshold !== undefined && threshold >= 0 && threshold <= 1 && names !== undefined && names >= 1))
-    throw new Error(`--spread-warnings: expected <threshold 0..1>:<names >= 1> or none, got ${text}`);
-  return { threshold, minWarnings: names, groupOf };
-}
-const spread = spreadRule();
+const weak = ruleOption('weak-warnings', shippedDga?.weak_warnings);
+const spreadCounts = ruleOption('spread-warnings', shippedDga?.spread_warnings);
+const spread = spreadCounts && {
+  ...spreadCounts,
+  groupOf: spreadGroupOf(shippedDga?.spread_warnings?.exempt_domains ?? []),
+};
 const browserProbes = Number(values['browser-probes']);
 const nxdomainShare = values['nxdomain-share'] === undefined ? undefined : Number(values['nxdomain-share']);
 const usersPerHost = Number(values['users-per-host']);
