@@ -3,13 +3,14 @@
  * how often the DGA model warns on the demo's benign traffic, and whether a benign host reaches an
  * alert. Scores every NXDOMAIN name of every benign host (the prefilter passes only those) and runs
  * the detector's own event-time warning windows over them at the shipped config's settings: the
- * `threshold` with `min_warnings`, and the `weak_warnings` rule beside it.
+ * `threshold` with `min_warnings`, and the `weak_warnings` and `spread_warnings` rules beside it.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig, warningWindowSettings } from '../src/config/index.ts';
 import { modelFromBytes } from '../src/stages/detector/model/model-file.ts';
 import { scoreNames } from '../src/stages/detector/model/dga-model.ts';
+import { windowRules } from '../src/stages/detector/spread-group.ts';
 import { advanceWindows, type HostWindows, type WindowLine } from '../src/stages/detector/warning-window.ts';
 import { generateTraffic } from '../src/traffic/index.ts';
 
@@ -25,16 +26,7 @@ const config = loadConfig({ path: 'config.yaml' });
 const detector = config.pipeline.data_analysis.find((d) => d.detector_class_name === 'DGADetector')!;
 const modelPath = `models/${detector.model}.json`;
 const model = modelFromBytes(modelPath, readFileSync(modelPath), detector.checksum!);
-const windows = warningWindowSettings(detector);
-const settings = {
-  threshold: detector.threshold,
-  minWarnings: windows.minWarnings,
-  windowMs: windows.windowMs,
-  latenessMs: windows.latenessMs,
-  weak: windows.weak,
-};
-/** The lowest score that counts towards either rule. */
-const lowest = Math.min(settings.threshold, settings.weak?.threshold ?? 1);
+const settings = windowRules(warningWindowSettings(detector), detector.threshold);
 
 const scores = new Map<string, number>();
 const score = (name: string) => {
@@ -57,29 +49,38 @@ for (let seed = 1; seed <= Number(values.seeds); seed += 1) {
     startMs: 0,
   });
   const benign = new Set(traffic.truth.filter((h) => h.role === 'benign').map((h) => h.ip));
-  const lines: WindowLine<string>[] = [];
+  const lines: WindowLine<{ status_code: string }>[] = [];
   for (const line of traffic.lines()) {
     const fields = JSON.parse(line.line) as { status_code: string; domain_name: string };
     if (fields.status_code !== 'NXDOMAIN' || !benign.has(line.srcIp)) continue;
     names += 1;
     const s = score(fields.domain_name);
-    if (s < lowest) continue;
     if (s >= settings.threshold) {
       warnings += 1;
       warned.set(fields.domain_name, (warned.get(fields.domain_name) ?? 0) + 1);
-    } else weakWarnings += 1;
+    } else if (settings.weak && s >= settings.weak.threshold) weakWarnings += 1;
+    // Every failed name goes in: the spread rule counts them whatever they score.
     const id = String(lines.length);
-    lines.push({ host: line.srcIp, id, name: fields.domain_name, atMs: line.atMs, score: s, payload: id });
+    lines.push({
+      host: line.srcIp,
+      id,
+      name: fields.domain_name,
+      atMs: line.atMs,
+      score: s,
+      payload: fields,
+    });
   }
-  const state = new Map<string, HostWindows<string>>();
+  const state = new Map<string, HostWindows<{ status_code: string }>>();
   const step = advanceWindows((h) => state.get(h), lines, settings, 0);
   const hosts = new Set(step.alerts.map((a) => a.host));
   accused += hosts.size;
   for (const a of step.alerts) accusedBy.push(...a.warnings.map((w) => w.name));
 }
-const weakText = settings.weak
-  ? `, or ${settings.weak.minWarnings} at ${settings.weak.threshold} (weak_warnings)`
-  : '';
+const weakText =
+  (settings.weak ? `, or ${settings.weak.minWarnings} at ${settings.weak.threshold} (weak_warnings)` : '') +
+  (settings.spread
+    ? `, or ${settings.spread.minWarnings} failed names under one domain (spread_warnings)`
+    : '');
 console.log(
   `${values.seeds} seeds x ${values.hosts} hosts x ${values.duration} s at ${values.rate} lines/s; ` +
     `an alert needs ${settings.minWarnings} distinct names at ${settings.threshold}${weakText} ` +
