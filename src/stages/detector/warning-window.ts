@@ -22,11 +22,13 @@
  * resolves dozens of them in a window, which no benign host's failed lookups come near. Either rule
  * fires a window. A third (`spread`) counts names per group, the domain they sit under: a family
  * that puts its random labels under a few fixed domains (domain shadowing: fresh subdomains of
- * hijacked legitimate domains) makes names that look like a service's ids, one at a time, but no
- * benign host fails to resolve dozens of different names under one domain in minutes. Every rule is
- * monotone in the window's warnings, so the argument above holds for them together. A burst within W that crosses a boundary fires in the window before it, and in the window
- * after it too when its part after the boundary alone holds `minWarnings` names: a second alert
- * with an id of its own, never a repeat of one.
+ * hijacked legitimate domains) makes names that look like a service's ids one at a time, but few
+ * benign hosts fail to resolve dozens of different names under one domain in minutes, and the
+ * group function leaves out the domains where they do by design. Every rule is monotone in the
+ * window's warnings, so the argument above holds for them together. A burst within W that crosses
+ * a boundary fires in the window before it, and in the window after it too when its part after the
+ * boundary alone holds `minWarnings` names: a second alert with an id of its own, never a repeat
+ * of one.
  *
  * At most once per (host, window): the fired windows are part of the state; later warnings of a
  * fired window join nothing. The alert carries every warning of the window known when it fires:
