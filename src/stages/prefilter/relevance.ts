@@ -9,9 +9,9 @@ export type RelevanceCheck = (line: LogLine) => boolean;
  * The prefilter's `relevance_method`. `check_dga_relevance` keeps a line only if, for every ListItem
  * field of the collector with a relevant list, the line's value is in that list (e.g. only
  * NXDOMAIN). `check_tunnel_relevance` keeps a line whose name the Domainator keeps a window for
- * (`windowDomain`, before the detector's own `search_domains`, which it still drops): about half of
- * a network's names have no subdomain or sit in a lookup or provider zone, and each of them would
- * otherwise cost the tunnel chain's inspector and detector a record hop and a decode for nothing.
+ * (`windowDomain`, before the detector's own `search_domains`, which it still drops): about half
+ * the names of the generated traffic have no subdomain or sit in a lookup or provider zone, and
+ * each would otherwise cost the tunnel chain's inspector and detector a record hop and a decode.
  * `no_relevance_check` keeps every line.
  */
 export function relevanceCheck(
