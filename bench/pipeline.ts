@@ -87,7 +87,7 @@ const LINES = Number(args.lines);
 const RATE = Number(args.rate);
 const SECONDS = Number(args.seconds);
 const INFECTED = Number(args.infected);
-/** Latency phase: after the feed is done, this long without an alert ends it. */
+/** Latency phase: after the feed is done, this long with no alert and no stage consuming ends it. */
 const LATENCY_QUIET_MS = 15_000;
 const BATCH_TIMEOUT_S = 1;
 /**
@@ -424,16 +424,24 @@ async function latency(config: HamstringConfig, bootstrap: string): Promise<void
     families: Array.from({ length: INFECTED }, (_, i) => DEFAULT_FAMILIES[i % DEFAULT_FAMILIES.length]!),
   });
   const delays: number[] = [];
-  const deadline = Date.now() + (SECONDS + 60) * 1000;
-  // The last alerts follow the last line within batch_timeout and a few commits; once the feed is
-  // done, a quiet spell far longer than that ends the phase.
+  const deadline = Date.now() + (SECONDS + 180) * 1000;
+  // The last alerts follow the last line within batch_timeout and a few commits of the stage that
+  // last consumed; once the feed is done, a quiet spell far longer than that, counted from the last
+  // alert and the last record any stage consumed, ends the phase. On a loaded host the stages fall
+  // behind the feed by tens of seconds, so a spell counted from the feed's end alone cut the phase
+  // off before the first alert.
   let fedAt: number | undefined;
   const fed = () => (fedAt = Date.now());
   // A feed that failed is done too; feed.stop() below reports why.
   void feed.done.then(fed, fed);
   let lastAlert = 0;
+  let lastMoved = 0;
+  let seenIn = -1;
   while (Date.now() < deadline) {
-    if (fedAt !== undefined && Date.now() - Math.max(fedAt, lastAlert) > LATENCY_QUIET_MS) break;
+    const now = await progressOf(running);
+    if (now.lag > 0 || now.allIn !== seenIn) lastMoved = Date.now();
+    seenIn = now.allIn;
+    if (fedAt !== undefined && Date.now() - Math.max(fedAt, lastAlert, lastMoved) > LATENCY_QUIET_MS) break;
     for (const r of await reader.consume(1000, 200)) {
       const alert = decodeOutgoingAlert(r.value);
       const newest = Math.max(...alert.result.map((w) => timestampMicros(w.request.ts) / 1000));
