@@ -27,17 +27,32 @@ export interface HeldSpan {
   readonly hosts: readonly string[];
 }
 
+/**
+ * The last span that ended: the hosts anomalous in it (they make their lines of the next span
+ * suspicious too), and its lines of the other hosts, which wait for the next span to end (a host
+ * anomalous there sends them on as well).
+ */
+export interface EndedSpan {
+  readonly span: number;
+  readonly hosts: readonly string[];
+  readonly waiting: readonly LogLine[];
+}
+
 /** A subnet's model state as the `models` store keeps it. */
 export interface SubnetModel {
   readonly states: unknown[];
   readonly open?: OpenBin;
   readonly held?: HeldSpan;
+  readonly ended?: EndedSpan;
   /** The last bin closed: the quiet bins from it to the next line's are learnt as zeros. */
   readonly lastBin?: number;
 }
 
 export interface BinVerdicts {
-  /** Lines whose span is over, in the order they arrived. */
+  /**
+   * Lines decided in this call, span by span: the lines that waited for the span to end, then the
+   * span's lines that go on at once.
+   */
   readonly decided: readonly LogLine[];
   /** Of them, those of a host suspicious in the line's span: they go on to the detectors. */
   readonly suspicious: readonly LogLine[];
@@ -53,9 +68,12 @@ export interface BinVerdicts {
 export const MAX_GAP_BINS = 1000;
 /**
  * The event-time span (aligned to the epoch) for which a host with a line in an anomalous bin is
- * suspicious: all its lines of the span go on. Sending "the decided lines of the hosts found
- * suspicious" instead made the lines sent depend on which bins one call happened to close, i.e. on
- * batch boundaries and arrival speed (a borderline host got a warning more in one run than in another).
+ * suspicious: all its lines of the span go on, and so do its lines of the span before and of the
+ * span after. Sending "the decided lines of the hosts found suspicious" instead made the lines sent
+ * depend on which bins one call happened to close, i.e. on batch boundaries and arrival speed (a
+ * borderline host got a warning more in one run than in another). The neighbouring spans count
+ * because a burst does not keep to the epoch's seconds: one that straddles a boundary has an
+ * anomalous bin on one side only, and without them its other half finished here.
  */
 export const SUSPICION_SPAN_MICROS = 1_000_000;
 
@@ -71,8 +89,9 @@ type Settings = Pick<InspectorConfig, 'time_type' | 'time_range' | 'score_thresh
  * judged bin by bin exactly as when its lines trickle in. A line older than the open bin (out of
  * order) joins the open bin. A closed bin's lines are decided once its span
  * ({@link SUSPICION_SPAN_MICROS}) is over: when a bin of a later span closes, or the span is closed
- * with the open bin ({@link closeOpenBin}); a host's lines of a span go on when any of its lines of
- * the span lies in an anomalous bin.
+ * with the open bin ({@link closeOpenBin}). A host's lines of a span go on then when one of its lines
+ * of the span or of the span before lies in an anomalous bin; its other lines of the span wait for
+ * the next span to end and go on if it is anomalous there, so a suspicious line is never delayed.
  */
 export function addLines(
   lines: readonly LogLine[],
@@ -90,7 +109,11 @@ export function addLines(
   return run.verdicts();
 }
 
-/** Closes a subnet's open bin and its span (its subnet went quiet): scores and learns it, deciding its lines. */
+/**
+ * Closes a subnet's open bin and its span (its subnet went quiet): scores and learns it, deciding
+ * its lines and those waiting on it. A line of the next span that comes after all the same still
+ * sees the hosts anomalous in this one.
+ */
 export function closeOpenBin(
   stored: SubnetModel,
   model: StreamModel<unknown[]>,
@@ -99,6 +122,7 @@ export function closeOpenBin(
   const run = new Run(stored, model, settings);
   run.close();
   run.flush();
+  run.release();
   return run.verdicts();
 }
 
@@ -116,6 +140,7 @@ class Run {
   #open: Building | undefined;
   #lastBin: number | undefined;
   #held: { span: number; lines: LogLine[]; hosts: Set<string> } | undefined;
+  #ended: EndedSpan | undefined;
   readonly #decided: LogLine[] = [];
   readonly #suspicious: LogLine[] = [];
   readonly #hosts = new Set<string>();
@@ -134,6 +159,7 @@ class Run {
     this.#held = stored?.held
       ? { span: stored.held.span, lines: [...stored.held.lines], hosts: new Set(stored.held.hosts) }
       : undefined;
+    this.#ended = stored?.ended;
   }
 
   add(line: LogLine, bin: number, size: number, now: number): void {
@@ -166,17 +192,47 @@ class Run {
     held.lines.push(...open.lines);
   }
 
-  /** Decides the lines of the held span. */
+  /**
+   * Ends the held span: the lines of its anomalous hosts, and of those anomalous in the span before,
+   * go on; the lines waiting from the span before go on if their host is anomalous in this one and
+   * finish otherwise; this span's other lines wait.
+   */
   flush(): void {
     const held = this.#held;
     if (!held) return;
     this.#held = undefined;
-    this.#decided.push(...held.lines);
-    for (const line of held.lines)
-      if (held.hosts.has(line.src_ip)) {
-        this.#suspicious.push(line);
-        this.#hosts.add(line.src_ip);
-      }
+    const before = this.#ended?.span === held.span - 1 ? new Set(this.#ended.hosts) : undefined;
+    this.#release(held.span, held.hosts);
+    const waiting: LogLine[] = [];
+    for (const line of held.lines) {
+      if (held.hosts.has(line.src_ip) || before?.has(line.src_ip) === true) this.#goOn(line);
+      else waiting.push(line);
+    }
+    this.#ended = { span: held.span, hosts: [...held.hosts], waiting };
+  }
+
+  /** Decides the lines still waiting for the span after theirs (the subnet went quiet). */
+  release(): void {
+    const ended = this.#ended;
+    if (!ended || ended.waiting.length === 0) return;
+    this.#release(undefined, new Set());
+    this.#ended = { ...ended, waiting: [] };
+  }
+
+  /** The waiting lines: those of a host in `hosts` go on when `span` follows theirs; the rest finish. */
+  #release(span: number | undefined, hosts: ReadonlySet<string>): void {
+    const ended = this.#ended;
+    if (!ended) return;
+    const next = span === ended.span + 1;
+    for (const line of ended.waiting)
+      if (next && hosts.has(line.src_ip)) this.#goOn(line);
+      else this.#decided.push(line);
+  }
+
+  #goOn(line: LogLine): void {
+    this.#decided.push(line);
+    this.#suspicious.push(line);
+    this.#hosts.add(line.src_ip);
   }
 
   #score(count: number, meanSize: number): boolean {
@@ -195,6 +251,7 @@ class Run {
       ...(this.#held
         ? { held: { span: this.#held.span, lines: this.#held.lines, hosts: [...this.#held.hosts] } }
         : {}),
+      ...(this.#ended ? { ended: this.#ended } : {}),
     };
     return {
       decided: this.#decided,

@@ -45,7 +45,8 @@ export interface InspectorStageOptions {
  * event time with state that carries across batches (`bin-stream.ts`), the model's state per subnet
  * in the `models` store (partitioned like the input, which is keyed by subnet_id): a line is decided
  * when its bin closes, so the verdict does not depend on how lines fell into batches. The decided
- * lines of the hosts found suspicious in their event-time span (`SUSPICION_SPAN_MICROS`) are split per
+ * lines of the hosts found suspicious in their event-time span (`SUSPICION_SPAN_MICROS`) or a span
+ * beside it are split per
  * src_ip and each part sent, keyed by src_ip, to every detector of this inspector; the other decided
  * lines leave the pipeline (`finished`). The newest bin and span of a subnet wait for the subnet's next
  * batch, or, once the subnet has been quiet for twice its collector's `batch_timeout`, for the timer. `NoInspector` sends every batch on whole.

@@ -53,12 +53,11 @@ test('generated traffic through all six stages on real Kafka and ClickHouse: eve
     // (about ten a line) for the monitoring agent to insert.
     durationSeconds: 20,
     hosts: 64,
-    // On a whole second: the generator fits each DGA burst into one second of its own, and the
-    // inspector forwards a host's lines per one-second suspicion span (aligned to the epoch) that
-    // holds an anomalous bin of it. A start at a random millisecond split bursts over two spans, and
-    // one clean-clone run missed a suppobox host (22 names, found only by the 15-name weak rule),
-    // most likely because one of its two spans went on without the other.
-    startMs: Math.floor(Date.now() / 1000) * 1000 - 60_000,
+    // Half a second off the epoch's seconds: the generator fits each DGA burst into one second of
+    // its own, so every burst straddles two of the inspector's one-second suspicion spans, and each
+    // infected host is found only if a span with an anomalous bin also sends on the lines of the
+    // spans beside it (a split burst once cost a suppobox host its alert).
+    startMs: Math.floor(Date.now() / 1000) * 1000 - 60_000 + 500,
   });
   const good = [...traffic.lines()];
   const bad = Array.from({ length: 25 }, (_, i) => BAD_LINES[i % BAD_LINES.length]!);

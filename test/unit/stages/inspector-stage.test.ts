@@ -92,10 +92,16 @@ test('a steady batch is not suspicious: nothing is sent and its lines finish as 
   const { run } = runner(withInspector({}));
   const first = run(batch(steady('s', 0, 50)));
   assert.equal(monitoringRows(first.outputs, 'logline_timestamps').length, 0, 'the span (1 s) waits');
-  const result = run(batch(steady('t', 1, 2)));
-  assert.equal(sent(result.outputs).length, 0);
+  const second = run(batch(steady('t', 1, 2)));
+  assert.equal(
+    monitoringRows(second.outputs, 'logline_timestamps').length,
+    0,
+    'a closed bin of the next span ends the first; its lines wait for the next to end too',
+  );
+  const result = run(batch(steady('u', 2, 2)));
+  assert.equal(sent([...second.outputs, ...result.outputs]).length, 0);
   const finished = monitoringRows(result.outputs, 'logline_timestamps');
-  assert.equal(finished.length, 50, 'a closed bin of the next span ends the first');
+  assert.equal(finished.length, 50, 'no host was anomalous in the next span either: they finish');
   assert.ok(finished.every((r) => r.status === 'finished' && r.is_active === 0));
 });
 
@@ -219,7 +225,9 @@ test("a quiet subnet's newest bin is closed by the timer once it waited twice ba
 });
 
 test('the lines sent on do not depend on how the same lines are cut into batches', () => {
-  // Ten seconds of one subnet: benign hosts every 80-160 ms, one host bursting now and then.
+  // Ten seconds of one subnet: benign hosts every 80-160 ms, one host bursting now and then. At the
+  // shipped score_threshold the model, still learning, finds a bin of every host in some span
+  // anomalous and all lines go on; at 0.9 about half do.
   let seed = 5;
   const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   const lines: LogLine[] = [];
@@ -231,7 +239,7 @@ test('the lines sent on do not depend on how the same lines are cut into batches
       lines.push(line(`x-${at}-${i}`, at + 0.0005 + i * 0.002, { src_ip: '10.2.54.66' }));
   lines.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
   const sentIds = (size: number): string[] => {
-    const { stage, state, run } = runner(withInspector({}));
+    const { stage, state, run } = runner(withInspector({ score_threshold: 0.9 }));
     const ids: string[] = [];
     for (let at = 0; at < lines.length; at += size)
       for (const p of sent(run(batch(lines.slice(at, at + size))).outputs))
