@@ -62,7 +62,11 @@ export interface TopicMetadata {
 
 export interface ReaderSettings extends KafkaClientSettings {
   isolation: 'read_committed' | 'read_uncommitted';
-  /** How long the broker may hold a fetch without data: the latency of noticing a new record. */
+  /**
+   * How long the broker may hold a fetch that finds nothing new (default 50 ms). A new record ends
+   * the wait at once; this bounds how late the reader learns it stands at a partition's end
+   * (`partition.eof`), and sets how often an idle reader asks.
+   */
   fetchWaitMaxMs?: number;
 }
 

@@ -96,6 +96,10 @@ export class KafkaAttemptStore implements AttemptStore {
         bootstrapServers: this.#o.bootstrapServers,
         clientId: `${clientId}-reader`,
         isolation: 'read_uncommitted',
+        // A marker written ends the broker's wait at once, so get() sees it no later. The wait only
+        // paces an idle store, which every stage process keeps: at 50 ms each one cost its broker
+        // about 0.9 % of a core in empty fetches (bench:idle, three processes: 7.6-7.8 % -> 4.9-5.2 %).
+        fetchWaitMaxMs: 500,
       },
       this.#log,
     );
