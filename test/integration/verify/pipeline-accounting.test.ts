@@ -6,11 +6,13 @@ import { createAdmin } from '../../../src/kafka/admin.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { decodeBatch, pipelineTopic } from '../../../src/stages/index.ts';
 import { generateTraffic } from '../../../src/traffic/index.ts';
+import { buildLedger } from '../../../src/verify/pipeline/ledger.ts';
 import { layoutTopics, pipelineLayout } from '../../../src/verify/pipeline/layout.ts';
 import { accountLines, type InputLine } from '../../../src/verify/pipeline/line-fates.ts';
 import { lineMark, markJsonLine } from '../../../src/verify/pipeline/line-marks.ts';
 import { waitQuiet } from '../../../src/verify/pipeline/quiet.ts';
 import { readPipeline } from '../../../src/verify/pipeline/read-pipeline.ts';
+import type { PipelineRead } from '../../../src/verify/pipeline/records.ts';
 import { testClickHouse } from '../../helpers/clickhouse-fixture.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import {
@@ -92,7 +94,9 @@ test('a fault-free run gives every line exactly one fate, nothing twice, clean m
   const lines: (string | Buffer)[] = [];
   const keys: (string | null)[] = [];
   let invalid = 0;
+  const inputIdOf: number[] = [];
   for (const [i, g] of generated.entries()) {
+    inputIdOf.push(input.length);
     input.push({ id: input.length, valid: true });
     lines.push(markJsonLine(g.line, input.length - 1));
     keys.push(g.srcIp);
@@ -108,6 +112,11 @@ test('a fault-free run gives every line exactly one fate, nothing twice, clean m
   const nxdomain = generated.filter(
     (g) => (JSON.parse(g.line) as { status_code: string }).status_code === 'NXDOMAIN',
   ).length;
+  // Input line ids of each host's NXDOMAIN lines: where they went tells a missed alert's cause.
+  const nxdomainLinesOf = new Map<string, number[]>();
+  for (const [i, g] of generated.entries())
+    if ((JSON.parse(g.line) as { status_code: string }).status_code === 'NXDOMAIN')
+      nxdomainLinesOf.set(g.srcIp, [...(nxdomainLinesOf.get(g.srcIp) ?? []), inputIdOf[i]!]);
   const infected = traffic.truth
     .filter((h) => h.role !== 'benign')
     .map((h) => h.ip)
@@ -135,8 +144,9 @@ test('a fault-free run gives every line exactly one fate, nothing twice, clean m
   // slows the agent (50 rows an insert) more than anything else here.
   const drained = await pipeline.drainAgent({ timeoutMs: 60_000 });
   assert.ok(drained.drained, `monitoring agent not drained: ${JSON.stringify(drained)}`);
+  let read: PipelineRead | undefined;
   const report = await pollUntil(
-    async () => accountLines(input, await readPipeline({ config, database })),
+    async () => accountLines(input, (read = await readPipeline({ config, database }))),
     (r) => r.monitoringMissing.length === 0,
     120_000,
   );
@@ -167,7 +177,15 @@ test('a fault-free run gives every line exactly one fate, nothing twice, clean m
   assert.equal(dga.fates.normal + dga.fates.scored + dga.fates.alerted, nxdomain, 'the rest judged');
   // Nearly every NXDOMAIN line lies in a bin the stream model finds anomalous: normal may be 0.
   assert.ok(dga.fates.alerted > 0 && dga.fates.scored > 0, JSON.stringify(dga.fates));
-  assert.deepEqual(report.alertedHosts, infected, 'alerted hosts = infected and tunnelling hosts');
+  assert.deepEqual(
+    report.alertedHosts,
+    infected,
+    `alerted hosts = infected and tunnelling hosts; where the DGA lines of each host not alerted went: ${JSON.stringify(
+      infected
+        .filter((ip) => !report.alertedHosts.includes(ip))
+        .map((ip) => ({ ip, ...dgaFates(read!, nxdomainLinesOf.get(ip) ?? []) })),
+    )}`,
+  );
 
   // Now break what the run left: produce one consumed batch to the DGA inspector's input again,
   // delete the failed_loglines row of one rejected line, and copy one loglines row under another identity.
@@ -216,3 +234,17 @@ test('a fault-free run gives every line exactly one fate, nothing twice, clean m
   await pipeline.stop();
   pipeline = undefined;
 });
+
+/** Of `lines`, how many the DGA path's inspector finished, sent on, the detector scored and an alert carried. */
+function dgaFates(read: PipelineRead, lines: readonly number[]): Record<string, number> {
+  const path = buildLedger(read).paths.find((p) => p.layout.detector.endsWith('dga_detector'));
+  if (!path) return {};
+  const count = (has: (line: number) => boolean) => lines.filter(has).length;
+  return {
+    nxdomain: lines.length,
+    normal: count((l) => (path.normal.get(l) ?? 0) > 0),
+    suspicious: count((l) => (path.suspicious.get(l)?.length ?? 0) > 0),
+    scored: count((l) => path.scored.has(l)),
+    alerted: count((l) => (path.alerted.get(l) ?? 0) > 0),
+  };
+}
