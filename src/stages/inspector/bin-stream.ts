@@ -87,7 +87,7 @@ type Settings = Pick<InspectorConfig, 'time_type' | 'time_range' | 'score_thresh
  * lines lies in a bin scoring >= `score_threshold`. So the verdict depends only on the lines and
  * their order, never on how they were cut into batches: a subnet first seen in one large batch is
  * judged bin by bin exactly as when its lines trickle in. A line older than the open bin (out of
- * order) joins the open bin. A closed bin's lines are decided once its span
+ * order) joins the open bin; one older than the last closed bin when no bin is open goes on at once. A closed bin's lines are decided once its span
  * ({@link SUSPICION_SPAN_MICROS}) is over: when a bin of a later span closes, or the span is closed
  * with the open bin ({@link closeOpenBin}). A host's lines of a span go on then when one of its lines
  * of the span or of the span before lies in an anomalous bin; its other lines of the span wait for
@@ -163,6 +163,14 @@ class Run {
   }
 
   add(line: LogLine, bin: number, size: number, now: number): void {
+    // Late: its bin was closed (with no open bin, the timer closed the newest). Opening a bin behind
+    // the series would feed the model a stretch again without its quiet bins, and the bursts in it
+    // would look normal (lines of one subnet come out of event-time order when its hosts' lines
+    // reach the logserver on different partitions). The model cannot judge it, so it goes on.
+    if (!this.#open && this.#lastBin !== undefined && bin <= this.#lastBin) {
+      this.#goOn(line);
+      return;
+    }
     if (this.#open && bin > this.#open.bin) this.close();
     if (!this.#open) {
       // The quiet bins since the last closed one are zeros the model must see, as in any batching.

@@ -164,3 +164,32 @@ test("a host anomalous in a span sends on its lines of the span before and the s
   );
   assert.deepEqual(last.suspicious, []);
 });
+
+test('with no bin open, a line older than the last closed bin goes on at once and the model never sees it', () => {
+  const rows: number[][] = [];
+  const recording = {
+    ...model,
+    scoreAndLearn: (_s: unknown[], row: readonly number[]) => (rows.push([...row]), 0),
+  };
+  const first = addLines([line('a', 5.001), line('b', 5.031)], undefined, recording, inspector, 1);
+  // The subnet went quiet: the timer closes its newest bin (bin 251, 5.02-5.04 s).
+  const closed = closeOpenBin(first.next, recording, inspector);
+  assert.equal(closed.next.open, undefined);
+  const seen = rows.length;
+  // Another partition's lines of the same subnet, seconds behind: they go on, unjudged.
+  const late = addLines(
+    [line('late-1', 2.5, { src_ip: '10.2.54.9' }), line('late-2', 5.035)],
+    closed.next,
+    recording,
+    inspector,
+    2,
+  );
+  assert.deepEqual(
+    late.suspicious.map((l) => l.logline_id),
+    ['late-1', 'late-2'],
+  );
+  assert.equal(rows.length, seen, 'no bin opened behind the series, none learnt');
+  assert.equal(late.next.open, undefined);
+  const next = addLines([line('c', 5.045)], late.next, recording, inspector, 3);
+  assert.deepEqual([next.suspicious, next.next.open?.count], [[], 1], 'a newer line opens a bin as before');
+});
