@@ -22,8 +22,8 @@ import { advanceWindows, type HostWindows, type WindowLine } from '../src/stages
 import { addLines, closeOpenBin, type SubnetModel } from '../src/stages/inspector/bin-stream.ts';
 import { inspectorModel } from '../src/stages/inspector/models.ts';
 import type { LogLine } from '../src/stages/messages.ts';
-import { subnetId } from '../src/stages/subnet.ts';
 import { generateTraffic } from '../src/traffic/index.ts';
+import { nxdomainLinesBySubnet } from './nxdomain-subnets.ts';
 
 const { values } = parseArgs({
   options: {
@@ -45,7 +45,6 @@ if (!inspector || !detector) throw new Error('config.yaml needs a StreamADInspec
 const modelPath = `models/${detector.model}.json`;
 const model = modelFromBytes(modelPath, readFileSync(modelPath), detector.checksum!);
 const rules = windowRules(warningWindowSettings(detector), detector.threshold);
-const prefixes = { ipv4_prefix_length: 24, ipv6_prefix_length: 64 };
 const timerShare = Number(values['timer-share']);
 const BATCH = 20;
 const scores = new Map<string, number>();
@@ -87,24 +86,7 @@ function missedHosts(
     hosts: Number(values.hosts),
     startMs,
   });
-  const bySubnet = new Map<string, LogLine[]>();
-  for (const g of traffic.lines()) {
-    const f = JSON.parse(g.line) as Record<string, string>;
-    if (f.status_code !== 'NXDOMAIN') continue;
-    const subnet = subnetId(g.srcIp, prefixes)!;
-    const lines = bySubnet.get(subnet) ?? [];
-    bySubnet.set(subnet, lines);
-    lines.push({
-      logline_id: `${subnet}-${lines.length}`,
-      subnet_id: subnet,
-      ts: new Date(g.atMs).toISOString().replace('Z', '000Z'),
-      src_ip: g.srcIp,
-      status_code: f.status_code,
-      record_type: f.record_type!,
-      size: f.size!,
-      domain_name: f.domain_name!,
-    });
-  }
+  const bySubnet = nxdomainLinesBySubnet(traffic);
   const sent: LogLine[] = [];
   for (const sorted of bySubnet.values()) {
     const lines = order(sorted, run);

@@ -12,8 +12,8 @@ import { loadConfig } from '../src/config/index.ts';
 import { addLines, closeOpenBin, type SubnetModel } from '../src/stages/inspector/bin-stream.ts';
 import { inspectorModel } from '../src/stages/inspector/models.ts';
 import type { LogLine } from '../src/stages/messages.ts';
-import { subnetId } from '../src/stages/subnet.ts';
 import { generateTraffic } from '../src/traffic/index.ts';
+import { nxdomainLinesBySubnet } from './nxdomain-subnets.ts';
 
 const { values } = parseArgs({
   options: {
@@ -28,7 +28,6 @@ const inspector = config.pipeline.data_inspection.find(
   (entry) => entry.inspector_class_name === 'StreamADInspector',
 );
 if (!inspector) throw new Error('config.yaml has no StreamADInspector entry');
-const prefixes = { ipv4_prefix_length: 24, ipv6_prefix_length: 64 };
 /** 2025-12-01T00:00:00Z: a whole second, so an offset of 0 starts each generated second on one. */
 const DAY = Date.UTC(2025, 11, 1);
 const BATCH = 50;
@@ -60,24 +59,7 @@ function run(offsetMs: number): Tally {
       startMs: DAY + offsetMs,
     });
     const infected = new Set(traffic.truth.filter((h) => h.role === 'dga').map((h) => h.ip));
-    const bySubnet = new Map<string, LogLine[]>();
-    for (const g of traffic.lines()) {
-      const f = JSON.parse(g.line) as Record<string, string>;
-      if (f.status_code !== 'NXDOMAIN') continue;
-      const subnet = subnetId(g.srcIp, prefixes)!;
-      const lines = bySubnet.get(subnet) ?? [];
-      bySubnet.set(subnet, lines);
-      lines.push({
-        logline_id: String(lines.length),
-        subnet_id: subnet,
-        ts: new Date(g.atMs).toISOString().replace('Z', '000Z'),
-        src_ip: g.srcIp,
-        status_code: f.status_code,
-        record_type: f.record_type!,
-        size: f.size!,
-        domain_name: f.domain_name!,
-      });
-    }
+    const bySubnet = nxdomainLinesBySubnet(traffic);
     const sentBy = new Map<string, number>();
     for (const lines of bySubnet.values()) {
       const model = inspectorModel(inspector!);
