@@ -83,6 +83,7 @@ export function kafkaOptionsFromConfig(
     maxPollIntervalMs: k.kafka_consumer.max_poll_interval_ms,
     metadataRefreshIntervalMs: k.kafka_consumer.metadata_refresh_interval_ms,
     transactionTimeoutMs: k.kafka_producer.transaction_timeout_ms,
+    transactionVersion: k.kafka_producer.transaction_version,
     messageTimeoutMs: k.kafka_producer.message_timeout_ms,
     apiTimeoutMs: Math.round(k.kafka_producer.transaction_api_timeout_seconds * 1000),
     commitRetryTimeoutMs: Math.round(k.kafka_consumer.commit_retry_timeout_seconds * 1000),

@@ -83,6 +83,12 @@ const kafkaProducerSchema = z
     /** How long a produced record may stay undelivered. */
     message_timeout_ms: positiveInt().default(60_000),
     transaction_timeout_ms: positiveInt().default(60_000),
+    /**
+     * Highest transaction protocol version: 2 (KIP-890, Kafka 4.0+ clusters with the
+     * transaction.version feature at 2) drops two coordinator round trips per transaction; the
+     * producer falls back to 1 on clusters without it. 1 forces the old protocol.
+     */
+    transaction_version: z.literal([1, 2], { error: '1 or 2' }).default(2),
   })
   .superRefine(
     (producer, ctx) => {

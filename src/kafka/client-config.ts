@@ -32,6 +32,12 @@ export interface ProducerSettings extends KafkaClientSettings {
   /** Set for the transactional producer; absent for the idempotent at-least-once producer. */
   transactionalId?: string;
   transactionTimeoutMs: number;
+  /**
+   * Highest transaction protocol version (default 2). Version 2 (KIP-890) needs neither
+   * AddPartitionsToTxn nor AddOffsetsToTxn and bumps the epoch at every transaction end; the patched
+   * client uses it only where the cluster's transaction.version feature is 2 or more.
+   */
+  transactionVersion?: 1 | 2;
   messageTimeoutMs: number;
   /** Bound of every native transactional call (init, send-offsets, commit, abort). */
   apiTimeoutMs: number;
@@ -114,6 +120,7 @@ export function producerProperties(s: ProducerSettings): Props {
   if (s.transactionalId !== undefined) {
     props['transactional.id'] = s.transactionalId;
     props['transaction.timeout.ms'] = s.transactionTimeoutMs;
+    props['transaction.version'] = s.transactionVersion ?? 2;
     // Right after a commit the coordinator is still writing markers and answers the next
     // AddPartitions/AddOffsets with CONCURRENT_TRANSACTIONS; librdkafka's default 100 ms retry
     // back-off then dominates every transaction (the Java client shortened it for the same reason,

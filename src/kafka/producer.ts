@@ -11,6 +11,7 @@ import { KafkaError } from './kafka-error.ts';
 import type { GroupMetadataSource } from './consumer.ts';
 import { NativeCalls } from './producer-calls.ts';
 import { DeliveryReports, type TransactionTally } from './producer-deliveries.ts';
+import { watchProtocolStats, type ProducerProtocolStats } from './producer-protocol-stats.ts';
 import { sendRecord } from './producer-send.ts';
 import type { OutgoingRecord, TopicPartitionOffset } from './records.ts';
 import { watchCredentials } from './refusal.ts';
@@ -56,6 +57,8 @@ export interface ProducerPort {
    * checkpoints).
    */
   deliveredOffsets(): ReadonlyMap<string, number>;
+  /** The transaction protocol figures of the latest statistics report (every 2 s), if one came. */
+  protocolStats?(): ProducerProtocolStats | undefined;
   close(timeoutMs: number): Promise<void>;
   readonly transactionalId: string | undefined;
 }
@@ -81,6 +84,7 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
     // Their native calls could only time out; fail them now (close() then abandons the client).
     calls.strand(stranded);
   });
+  const protocolStats = watchProtocolStats(native);
   let closed = false;
   const reports = new DeliveryReports(native, log, () => closed);
   const connection = new ConnectionWatch({
@@ -140,6 +144,7 @@ export function createProducer(settings: ProducerSettings, log: Logger): Produce
     connectionProblem: () => connection.problem(),
     whenIdle: (timeoutMs) => calls.whenIdle(timeoutMs),
     deliveredOffsets: () => reports.delivered,
+    protocolStats,
     async close(timeoutMs) {
       if (closed) return;
       closed = true;

@@ -174,6 +174,7 @@ export class KafkaSession {
         transactionTimeoutMs: k.transactionTimeoutMs,
         messageTimeoutMs: k.messageTimeoutMs,
         apiTimeoutMs: k.apiTimeoutMs,
+        ...(k.transactionVersion !== undefined ? { transactionVersion: k.transactionVersion } : {}),
         ...(k.metadataRefreshIntervalMs !== undefined
           ? { metadataRefreshIntervalMs: k.metadataRefreshIntervalMs }
           : {}),

@@ -249,8 +249,9 @@ function planLoop(err: KafkaError, ctx: RecoveryContext): RecoveryPlan {
         if (!ctx.transactionOpen) return plan({ type: 'retry-in-place' }, [], { abortFirst: false });
         return rewind();
       }
-      // librdkafka has no KIP-890 protection: after a commit of unknown outcome only a new producer
-      // (which aborts or completes the old transaction on init) makes the next transaction safe.
+      // After a commit of unknown outcome the producer knows neither whether the transaction ended
+      // nor (transaction version 2 bumps it at every end) its epoch: only a new producer (which
+      // aborts or completes the old transaction on init) makes the next transaction safe.
       if (err.operation === 'commit-transaction') return recreateProducer('unknown-commit-outcome');
       if (err.operation === 'abort-transaction') return recreateProducer('abort-failed');
       return reconnect();

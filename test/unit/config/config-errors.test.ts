@@ -196,6 +196,15 @@ test('message_timeout_ms above transaction_timeout_ms is an error naming both ke
   );
 });
 
+test('a transaction_version other than 1 or 2 is an error naming the key and the two versions', () => {
+  const text = shippedConfigText().replace('transaction_version: 2', 'transaction_version: 3');
+  const error = configErrorOf(() => loadText(text));
+  assert.equal(
+    error.format(),
+    'config.yaml: environment.kafka_producer.transaction_version: expected 1 or 2, got 3',
+  );
+});
+
 test('message_timeout_ms equal to a raised transaction_timeout_ms is accepted', () => {
   const tree = withValue(minimalConfig(), ['environment', 'kafka_producer'], {
     message_timeout_ms: 90_000,
