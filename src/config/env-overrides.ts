@@ -37,6 +37,13 @@ export const CONFIG_ENV_OVERRIDES: readonly ConfigOverrideSpec[] = [
     expected: 'positive integer',
     parse: positiveIntegerText,
   },
+  // Pins the old transaction protocol on a host without editing the shared config.yaml.
+  {
+    variable: 'KAFKA_TRANSACTION_VERSION',
+    path: ['environment', 'kafka_producer', 'transaction_version'],
+    expected: '1 or 2',
+    parse: (text) => (text === '1' || text === '2' ? Number(text) : undefined),
+  },
   {
     variable: 'KAFKA_METADATA_REFRESH_INTERVAL_MS',
     path: ['environment', 'kafka_consumer', 'metadata_refresh_interval_ms'],

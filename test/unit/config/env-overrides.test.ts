@@ -15,6 +15,16 @@ test('KAFKA_PRODUCER_MESSAGE_TIMEOUT_MS overrides message_timeout_ms', () => {
   assert.equal(config.environment.kafka_producer.message_timeout_ms, 45_000);
 });
 
+test('KAFKA_TRANSACTION_VERSION overrides transaction_version; anything but 1 or 2 names the variable', () => {
+  assert.equal(load({}).environment.kafka_producer.transaction_version, 2);
+  assert.equal(load({ KAFKA_TRANSACTION_VERSION: '1' }).environment.kafka_producer.transaction_version, 1);
+  const error = configErrorOf(() => load({ KAFKA_TRANSACTION_VERSION: '3' }));
+  assert.equal(
+    error.format(),
+    'env: KAFKA_TRANSACTION_VERSION: expected 1 or 2, got "3" (overrides environment.kafka_producer.transaction_version)',
+  );
+});
+
 test('KAFKA_METADATA_REFRESH_INTERVAL_MS overrides metadata_refresh_interval_ms', () => {
   assert.equal(load({}).environment.kafka_consumer.metadata_refresh_interval_ms, 5_000);
   const config = load({ KAFKA_METADATA_REFRESH_INTERVAL_MS: '2000' });
