@@ -122,9 +122,10 @@ export function producerProperties(s: ProducerSettings): Props {
     props['transaction.timeout.ms'] = s.transactionTimeoutMs;
     props['transaction.version'] = s.transactionVersion ?? 2;
     // Right after a commit the coordinator is still writing markers and answers the next
-    // AddPartitions/AddOffsets with CONCURRENT_TRANSACTIONS; librdkafka's default 100 ms retry
-    // back-off then dominates every transaction (the Java client shortened it for the same reason,
-    // KAFKA-5477). Later retries still grow up to retry.backoff.max.ms.
+    // AddPartitions/AddOffsets (version 1) or a first TxnOffsetCommit (version 2) with
+    // CONCURRENT_TRANSACTIONS; librdkafka's default 100 ms retry back-off then dominates every
+    // transaction (the Java client shortened it for the same reason, KAFKA-5477). Later retries
+    // still grow up to retry.backoff.max.ms.
     props['retry.backoff.ms'] = 2;
   }
   return { ...props, ...metadataRefresh(s), ...clientDiagnostics(), ...s.overrides };
