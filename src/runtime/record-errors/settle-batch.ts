@@ -23,8 +23,8 @@ export interface SettleDeps {
 /**
  * Settles a processed batch in rounds of decide (settlement-plan.ts, pure), commit, and the
  * after-commit steps (after-commit.ts). A round whose commit Kafka refused for some outputs is
- * followed by one more decision on the same batch with those outputs' records failed; a second
- * refusal goes to the loop's recovery.
+ * followed by one more decision on the same batch with those outputs' records failed, as long as
+ * each refusal names a record not failed yet; any other refusal goes to the loop's recovery.
  */
 export async function settleBatch(
   ctx: WorkerContext,
@@ -51,7 +51,7 @@ export async function settleBatch(
     stage: stage.name,
     now,
   };
-  for (let round = 1; ; round += 1) {
+  for (;;) {
     const plan = decideSettlement(input);
     if (plan.action === 'stop') return fail(ctx, plan.reason);
     let outputs = plan.outputs;
@@ -69,7 +69,7 @@ export async function settleBatch(
     }
     const outcome = await commit(d.committer, plan, outputs, epoch);
     if (outcome instanceof RefusedOutputs) {
-      const next = afterRefusal(input, outcome, round);
+      const next = afterRefusal(input, outcome);
       if ('error' in next) throw next.error;
       ctx.log.warn(
         {

@@ -218,25 +218,26 @@ function letterOf(input: SettlementInput, d: Omit<DeadLetterDecision, 'letter'>)
 
 /**
  * The next decision round after Kafka refused outputs of a commit: the records they came from join
- * the failures (kind `refused`, so they are dead-lettered) and their outputs leave the batch. An
- * error instead when the refusal cannot be traced to input records, or when it is the second round
- * (a refusal of what the first round produced is not traced again): the loop's recovery takes it.
+ * the failures (kind `refused`, so they are dead-lettered) and their outputs leave the batch. One
+ * refusal can hide another (the client refuses a record before it is sent, and the transaction
+ * fails before the broker sees the rest), so every round that names a record not failed yet leads
+ * to one more; the rounds end because each removes at least one record's outputs. An error instead
+ * when the refusal cannot be traced to input records, or names only records already failed (their
+ * outputs left the batch, so what Kafka refuses now is not theirs): the loop's recovery takes it.
  */
-export function afterRefusal(
-  input: SettlementInput,
-  refused: RefusedOutputs,
-  round: number,
-): SettlementInput | { error: unknown } {
-  if (round > 1) return { error: refused };
+export function afterRefusal(input: SettlementInput, refused: RefusedOutputs): SettlementInput | { error: unknown } {
   // Untraceable: the loop's recovery rewinds, and stops when the same refusal keeps coming.
   if (refused.unattributed.length > 0 || refused.failures.length === 0)
     return { error: refused.unattributed[0] ?? refused };
-  const failed = new Set(refused.failures.map((f) => positionKey(f.record)));
+  const known = new Set(input.failures.map((f) => positionKey(f.record)));
+  const fresh = refused.failures.filter((f) => !known.has(positionKey(f.record)));
+  if (fresh.length === 0) return { error: refused };
+  const failed = new Set(fresh.map((f) => positionKey(f.record)));
   const theirs = (o: StageOutput) =>
     input.records.length === 1 || (o.source !== undefined && failed.has(positionKey(o.source)));
   return {
     ...input,
     outputs: input.outputs.filter((o) => !theirs(o)),
-    failures: [...input.failures, ...refused.failures],
+    failures: [...input.failures, ...fresh],
   };
 }

@@ -39,9 +39,14 @@ async function seedInput(topic: string): Promise<void> {
   assert.equal(failed, 0);
 }
 
-/** `bigLast`: the oversized output is produced after every other output of its batch. */
-function stage(input: string, out: string, bigBytes: number, bigLast = false): Stage {
-  const isBig = (r: { value: Buffer | null }) => r.value?.toString() === String(BIG_AT);
+/**
+ * Turns record 7 into an output of `bigBytes` (or each record named in `bigBytes` into an output of
+ * its size). `bigLast`: the oversized outputs are produced after every other output of their batch.
+ */
+function stage(input: string, out: string, bigBytes: number | Map<number, number>, bigLast = false): Stage {
+  const sizes = typeof bigBytes === 'number' ? new Map([[BIG_AT, bigBytes]]) : bigBytes;
+  const size = (r: { value: Buffer | null }) => sizes.get(Number(r.value?.toString()));
+  const isBig = (r: { value: Buffer | null }) => size(r) !== undefined;
   return {
     name: 'test.refused',
     inputTopics: [input],
@@ -49,7 +54,7 @@ function stage(input: string, out: string, bigBytes: number, bigLast = false): S
     process: (records) => ({
       outputs: [...records]
         .sort((a, b) => (bigLast ? Number(isBig(a)) - Number(isBig(b)) : 0))
-        .map((r) => ({ topic: out, value: isBig(r) ? Buffer.alloc(bigBytes, 'b') : r.value, source: r })),
+        .map((r) => ({ topic: out, value: isBig(r) ? Buffer.alloc(size(r)!, 'b') : r.value, source: r })),
     }),
   };
 }
@@ -76,19 +81,31 @@ function worker(s: Stage, over: Partial<WorkerOptions> = {}): TransactionalWorke
   });
 }
 
-/** Every other record is output exactly once; the oversized one is dead-lettered once, saying why. */
-async function assertDeadLetteredOnce(input: string, out: string, reason: RegExp, w: TransactionalWorker) {
-  const outputs = await readCommitted(bootstrap, out, RECORDS - 1, 30_000);
+/**
+ * Every other record is output exactly once; each oversized one (record 7, or the offsets in
+ * `reasons`) is dead-lettered once, saying why.
+ */
+async function assertDeadLetteredOnce(
+  input: string,
+  out: string,
+  reason: RegExp | Map<number, RegExp>,
+  w: TransactionalWorker,
+) {
+  const reasons = reason instanceof RegExp ? new Map([[BIG_AT, reason]]) : reason;
+  const outputs = await readCommitted(bootstrap, out, RECORDS - reasons.size, 30_000);
   assert.deepEqual(
     outputs.map((r) => Number(r.value?.toString())).sort((a, b) => a - b),
-    [...Array(RECORDS).keys()].filter((i) => i !== BIG_AT),
+    [...Array(RECORDS).keys()].filter((i) => !reasons.has(i)),
   );
-  const dead = await readCommitted(bootstrap, `${input}.DLT`, 1, 20_000);
-  assert.equal(dead.length, 1, 'dead-lettered exactly once');
-  const h = dead[0]!.headers;
-  assert.equal(h[DLT_HEADERS.offset]?.toString(), String(BIG_AT));
-  assert.equal(h[DLT_HEADERS.errorKind]?.toString(), 'refused');
-  assert.match(h[DLT_HEADERS.errorMessage]?.toString() ?? '', reason);
+  const dead = await readCommitted(bootstrap, `${input}.DLT`, reasons.size, 20_000);
+  assert.equal(dead.length, reasons.size, 'each dead-lettered exactly once');
+  for (const d of dead) {
+    const h = d.headers;
+    const offset = Number(h[DLT_HEADERS.offset]?.toString());
+    assert.ok(reasons.has(offset), `dead letter for offset ${offset}`);
+    assert.equal(h[DLT_HEADERS.errorKind]?.toString(), 'refused');
+    assert.match(h[DLT_HEADERS.errorMessage]?.toString() ?? '', reasons.get(offset)!);
+  }
   assert.equal(w.status().state, 'running', w.status().failure);
 }
 
@@ -151,6 +168,44 @@ describe('an output Kafka refuses goes through the record-error path (real 1-nod
         input,
         out,
         /topic .* \(20000 bytes, larger than the producer's message.max.bytes \(10000\)\)/,
+        w,
+      );
+    } finally {
+      await w.stop();
+    }
+  });
+
+  test("one output past the producer's limit and one past the topic's in the same batch: both dead-lettered once", async () => {
+    // The client refuses the first before it is sent, so the commit fails without the broker ever
+    // seeing the second: the second round's commit is refused for another record. Each round that
+    // names a new record must lead to one more round, not to the loop's recovery (which refetched the
+    // batch, met the same two refusals, and stopped the worker).
+    const { input, out } = await world({ 'max.message.bytes': '3000' });
+    const w = worker(
+      stage(
+        input,
+        out,
+        new Map([
+          [3, 20_000],
+          [12, 5_000],
+        ]),
+      ),
+      {
+        kafka: testKafkaOptions(bootstrap, {
+          groupId: uniqueGroup('refused'),
+          producerOverrides: { 'message.max.bytes': 10_000 },
+        }),
+      },
+    );
+    await w.start();
+    try {
+      await assertDeadLetteredOnce(
+        input,
+        out,
+        new Map([
+          [3, /larger than the producer's message.max.bytes \(10000\)/],
+          [12, new RegExp(`${out}/0 \\(5000 bytes; .*max.message.bytes`)],
+        ]),
         w,
       );
     } finally {

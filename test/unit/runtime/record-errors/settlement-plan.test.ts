@@ -246,7 +246,7 @@ describe('the round after Kafka refused outputs', () => {
 
   test("the refused records' outputs leave the batch and the records are dead-lettered in the next round", () => {
     const first = input();
-    const next = afterRefusal(first, new RefusedOutputs([fail(rec(0, 1), refusal(1))], []), 1);
+    const next = afterRefusal(first, new RefusedOutputs([fail(rec(0, 1), refusal(1))], []));
     assert.ok(!('error' in next));
     assert.deepEqual(summary(decideSettlement(next)), {
       ...summary(decideSettlement(first)),
@@ -256,21 +256,30 @@ describe('the round after Kafka refused outputs', () => {
     });
   });
 
-  const errorCases: { name: string; refused: RefusedOutputs; round: number }[] = [
+  test('a refusal the first hid (naming another record) leads to one more round with both dead-lettered', () => {
+    const second = afterRefusal(input(), new RefusedOutputs([fail(rec(0, 1), refusal(1))], []));
+    assert.ok(!('error' in second));
+    const third = afterRefusal(second, new RefusedOutputs([fail(rec(1, 0), refusal(2))], []));
+    assert.ok(!('error' in third));
+    assert.deepEqual(summary(decideSettlement(third)).outputs, ['0@0', '0@2', '1@1']);
+    assert.deepEqual(summary(decideSettlement(third)).deadLetters, ['0@1 refused x1', '1@0 refused x1']);
+  });
+
+  const errorCases: { name: string; refused: RefusedOutputs; after: SettlementInput }[] = [
     {
       name: 'a refusal no input record can be named for',
       refused: new RefusedOutputs([], [refusal(3)]),
-      round: 1,
+      after: input(),
     },
     {
-      name: 'a refusal in the second round',
+      name: 'a refusal naming only records already failed (their outputs already left the batch)',
       refused: new RefusedOutputs([fail(rec(0, 1), refusal(1))], []),
-      round: 2,
+      after: input({ outputs: without(rec(0, 1)), failures: [fail(rec(0, 1), refusal(1))] }),
     },
   ];
   for (const c of errorCases) {
     test(`${c.name} goes to the loop's recovery`, () => {
-      assert.ok('error' in afterRefusal(input(), c.refused, c.round));
+      assert.ok('error' in afterRefusal(c.after, c.refused));
     });
   }
 });
