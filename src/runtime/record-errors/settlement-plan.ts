@@ -225,7 +225,10 @@ function letterOf(input: SettlementInput, d: Omit<DeadLetterDecision, 'letter'>)
  * when the refusal cannot be traced to input records, or names only records already failed (their
  * outputs left the batch, so what Kafka refuses now is not theirs): the loop's recovery takes it.
  */
-export function afterRefusal(input: SettlementInput, refused: RefusedOutputs): SettlementInput | { error: unknown } {
+export function afterRefusal(
+  input: SettlementInput,
+  refused: RefusedOutputs,
+): SettlementInput | { error: unknown } {
   // Untraceable: the loop's recovery rewinds, and stops when the same refusal keeps coming.
   if (refused.unattributed.length > 0 || refused.failures.length === 0)
     return { error: refused.unattributed[0] ?? refused };
