@@ -36,6 +36,13 @@ export type ExactlyOnceContext = Pick<
  * its records is aborted here and thrown as `RefusedOutputs`, naming the input records they came from.
  */
 export class ExactlyOnceCommitter implements Committer {
+  /**
+   * A commit behind the loop failed: the next commits wait in the foreground until one holds, so the
+   * replayed batch's refusal (if that was the cause) is named and dead-lettered, not failed again
+   * behind the loop.
+   */
+  #foreground = false;
+
   constructor(
     private readonly ctx: ExactlyOnceContext,
     private readonly runner: TransactionRunner,
@@ -57,6 +64,7 @@ export class ExactlyOnceCommitter implements Committer {
     const info = commitInfo(epoch, records, outputs, deadLetters);
     const s = ctx.session;
     const t0 = ctx.clock.now();
+    const foreground = this.#foreground;
     await this.runner.begin();
     const produced: Produced[] = [
       ...outputs.map((output) => ({ output, ...(output.source ? { source: output.source } : {}) })),
@@ -72,7 +80,11 @@ export class ExactlyOnceCommitter implements Committer {
         staleReason: () => ctx.epochs.staleReason(epoch, partitionsOf(records)),
         behind: () => this.#mayCommitBehind(info),
       });
-      if (stale === undefined) return true;
+      if (stale === undefined) {
+        // Only a commit in the foreground has held once end() returns.
+        if (foreground) this.#foreground = false;
+        return true;
+      }
       await this.stale.discard(records, epoch, stale);
       return false;
     } catch (e) {
@@ -90,8 +102,13 @@ export class ExactlyOnceCommitter implements Committer {
   }
 
   /** Waits for the commit under way, if any; rejects with its error, named ({@link settleNamed}). */
-  settle(): Promise<void> {
-    return settleNamed(this.runner, this.ctx);
+  async settle(): Promise<void> {
+    try {
+      await settleNamed(this.runner, this.ctx);
+    } catch (e) {
+      this.#foreground = true;
+      throw e;
+    }
   }
 
   /** Nothing spans batches here: a clean stop only waits for the commit under way. */
@@ -146,21 +163,15 @@ export class ExactlyOnceCommitter implements Committer {
   }
 
   /**
-   * Whether the commit call may run while the loop fetches the next batch: only once every record of
-   * the transaction is delivered without error (a refusal still takes the path above, which names
-   * the records), and only for a plain batch: a state store learns of its commit synchronously, and
-   * dead letters and retry-topic forwards have bookkeeping that assumes the commit held.
+   * Whether the commit call may run while the loop fetches the next batch: for a plain batch (a state
+   * store learns of its commit synchronously, and dead letters and retry-topic forwards have
+   * bookkeeping that assumes the commit held), unless a commit behind failed since the last one that
+   * held. It goes behind at once, without waiting for the records' delivery: the commit delivers them
+   * first and fails if any failed, and a refusal found so surfaces at the next settle; the batch is
+   * then fetched again and committed in the foreground, where the refusal is named.
    */
-  async #mayCommitBehind(info: CommitInfo): Promise<boolean> {
+  #mayCommitBehind(info: CommitInfo): Promise<boolean> {
     const ctx = this.ctx;
-    if (ctx.stores !== undefined || info.deadLetters > 0) return false;
-    const producer = ctx.session.producer;
-    try {
-      await producer.flush(ctx.o.kafka.apiTimeoutMs);
-    } catch {
-      return false;
-    }
-    const t = producer.tally();
-    return t.failed === 0 && t.purged === 0 && t.delivered >= t.produced;
+    return Promise.resolve(ctx.stores === undefined && info.deadLetters === 0 && !this.#foreground);
   }
 }

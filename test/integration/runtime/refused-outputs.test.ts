@@ -135,6 +135,13 @@ describe('an output Kafka refuses goes through the record-error path (real 1-nod
     try {
       await assertDeadLetteredOnce(input, out, new RegExp(`${out}/0 \\(5000 bytes; .*max.message.bytes`), w);
       assertLoggedOnce(lines, input);
+      // The batch's commit ran behind the loop without waiting for its deliveries, failed there, and
+      // the batch came back once: its commit in the foreground named the refusal.
+      const recoveries = lines.filter((l) => l.event === 'recovery');
+      assert.deepEqual(
+        recoveries.map((l) => [(l.err as { kind?: string }).kind, l.action]),
+        [['refused', 'rewind']],
+      );
     } finally {
       await w.stop();
     }

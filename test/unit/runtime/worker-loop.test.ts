@@ -247,8 +247,10 @@ describe('the worker loop, one step at a time on fake clients', () => {
     assert.equal(kafka.topic.committed, 0);
   };
 
+  // The commit runs behind the loop without waiting for the delivery reports: its failure surfaces
+  // in the second step.
   it('a commit failed by refused deliveries stops naming the refusal, not after recreating producers', () =>
-    refusedDeliveries({ extra: {}, late: false, steps: 1 }));
+    refusedDeliveries({ extra: {}, late: false, steps: 2 }));
 
   // The span's commit runs while the next batch is fetched: its failure surfaces in the second step.
   it('with a commit interval, a commit failed by refused deliveries whose reports come late stops naming the refusal', () =>
@@ -276,11 +278,11 @@ describe('the worker loop, one step at a time on fake clients', () => {
     kafka.nextProducerFaults.push({ commitTransaction: boom() });
     await worker.start({ loop: false });
     const producer = kafka.producers[0]!;
-    // Each commit runs while the next step fetches; its failure is recovered from in that step.
+    // The first commit runs while the next step fetches; its failure is recovered from in that step.
     await worker.step();
     producer.faults.commitTransaction = boom();
     await worker.step();
-    await worker.step();
+    // After a commit behind failed, the replayed batch commits in the foreground, failing in its step.
     await worker.step();
     assert.deepEqual(
       recoveries.map((r) => r.action),
@@ -288,7 +290,6 @@ describe('the worker loop, one step at a time on fake clients', () => {
     );
     assert.equal(worker.status().state, 'recovering');
     producer.faults.commitTransaction = boom();
-    await worker.step();
     await worker.step();
     const s = worker.status();
     assert.equal(s.state, 'failed');
