@@ -77,8 +77,11 @@ const INCONSISTENT = code('_INCONSISTENT');
  * `_INCONSISTENT` ("n message(s) failed delivery"), a fatal error the recovery would answer by
  * recreating the producer until the fatal limit. A refused delivery of the `authorization` or
  * `config` kind is what such a commit failed on: it is reported instead, naming principal, operation
- * and resource, and the worker stops with it. The delivery reports may still be on their way to
- * JavaScript when the commit fails, so they are flushed in first (bounded by `flushMs`).
+ * and resource, and the worker stops with it. The same refusal can also fail the offsets' call
+ * before the commit (librdkafka returns the failed produce request's error from it, with the
+ * operation `send-offsets`, which would be explained as the group or input topics' ACL). The
+ * delivery reports may still be on their way to JavaScript when either fails, so they are flushed
+ * in first (bounded by `flushMs`).
  */
 export async function namedCommitFailure(
   e: unknown,
@@ -94,8 +97,7 @@ export async function namedCommitFailure(
   if (err === undefined) return e;
   const failedDeliveries = err.code === INCONSISTENT;
   if (err.kind !== 'config' && err.kind !== 'authorization' && !failedDeliveries) return e;
-  if (failedDeliveries && producer.tally().firstError === undefined)
-    await producer.flush(flushMs).catch(() => undefined);
+  if (producer.tally().firstError === undefined) await producer.flush(flushMs).catch(() => undefined);
   const first = producer.tally().firstError;
   if (first?.record === undefined) return e;
   if (first.kind === err.kind) return first;
