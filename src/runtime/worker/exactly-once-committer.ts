@@ -64,7 +64,6 @@ export class ExactlyOnceCommitter implements Committer {
     const info = commitInfo(epoch, records, outputs, deadLetters);
     const s = ctx.session;
     const t0 = ctx.clock.now();
-    const foreground = this.#foreground;
     await this.runner.begin();
     const produced: Produced[] = [
       ...outputs.map((output) => ({ output, ...(output.source ? { source: output.source } : {}) })),
@@ -78,11 +77,11 @@ export class ExactlyOnceCommitter implements Committer {
         produced: produced.length,
         startedAt: t0,
         staleReason: () => ctx.epochs.staleReason(epoch, partitionsOf(records)),
-        behind: () => this.#mayCommitBehind(info),
+        ...(this.#mayCommitBehind(info) ? { behind: 'commit' as const } : {}),
       });
       if (stale === undefined) {
-        // Only a commit in the foreground has held once end() returns.
-        if (foreground) this.#foreground = false;
+        // Either the commit held here, or it went behind, which it does only when this is false already.
+        this.#foreground = false;
         return true;
       }
       await this.stale.discard(records, epoch, stale);
@@ -170,8 +169,7 @@ export class ExactlyOnceCommitter implements Committer {
    * first and fails if any failed, and a refusal found so surfaces at the next settle; the batch is
    * then fetched again and committed in the foreground, where the refusal is named.
    */
-  #mayCommitBehind(info: CommitInfo): Promise<boolean> {
-    const ctx = this.ctx;
-    return Promise.resolve(ctx.stores === undefined && info.deadLetters === 0 && !this.#foreground);
+  #mayCommitBehind(info: CommitInfo): boolean {
+    return this.ctx.stores === undefined && info.deadLetters === 0 && !this.#foreground;
   }
 }

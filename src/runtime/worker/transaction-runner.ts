@@ -31,10 +31,10 @@ export interface Ending {
   staleReason(): string | undefined;
   /**
    * Which part may run while the loop fetches the next batch (settled by {@link TransactionRunner.settle}):
-   * by default nothing; `offsets-and-commit`: sending the offsets and the commit; a function:
-   * the commit alone, when it says so once the offsets are sent.
+   * by default nothing; `offsets-and-commit`: sending the offsets and the commit; `commit`: the
+   * commit alone, once the offsets are sent.
    */
-  behind?: 'offsets-and-commit' | (() => Promise<boolean>);
+  behind?: 'offsets-and-commit' | 'commit';
 }
 
 /**
@@ -78,7 +78,7 @@ export class TransactionRunner {
       return undefined;
     }
     await this.#offsets(e);
-    if (behind !== undefined && (await behind())) this.#behind(this.#commit(e));
+    if (behind === 'commit') this.#behind(this.#commit(e));
     else await this.#commit(e);
     return undefined;
   }
