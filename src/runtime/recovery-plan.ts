@@ -12,6 +12,8 @@ import type { KafkaError } from '../kafka/kafka-error.ts';
  *   then (unless the abort alone failed) reset the consumer so the batch is fetched again.
  *   A producer fenced by a newer instance is NOT recreated: that would fence the newer instance, which
  *   would do the same (a ping-pong seen in the zombie test). The fenced instance is the zombie; it stops.
+ *   The one exception is a fence on ending a transaction under transaction protocol version 2, which
+ *   can be the broker's mistake (see `ambiguousFence`): recreated once per window, then a zombie.
  * - close-producer: an abort failed while the worker stops anyway; the producer is only closed.
  * - reconnect: close both clients, wait (visible back-off) until Kafka answers, recreate and init
  *   the producer, subscribe a fresh consumer.
@@ -22,11 +24,13 @@ export type RecoveryAction =
   | { type: 'retry-in-place' }
   | { type: 'rewind' }
   | { type: 'reset-consumer' }
-  | { type: 'recreate-producer'; why: 'fatal' | 'unknown-commit-outcome' | 'abort-failed' }
+  | { type: 'recreate-producer'; why: RecreateReason }
   | { type: 'close-producer' }
   | { type: 'reconnect' }
   | { type: 'ignore' }
   | { type: 'stop'; reason: string };
+
+export type RecreateReason = 'fatal' | 'unknown-commit-outcome' | 'abort-failed' | 'fenced-end';
 
 /** One thing the recovery executor does; a plan's steps run in order. */
 export type RecoveryStep =
@@ -79,6 +83,10 @@ export interface RecoveryContext {
   transactionOpen?: boolean;
   /** The worker is stopping: nothing is recreated. */
   stopping?: boolean;
+  /** Transaction protocol version 2 is configured: every transaction's end bumps the producer epoch. */
+  endBumpsEpoch?: boolean;
+  /** Fences on ending a transaction within the fence window, this one included. */
+  recentEndFences?: number;
 }
 
 const MAX_POLL_EXCEEDED = code('_MAX_POLL_EXCEEDED');
@@ -216,9 +224,12 @@ function planAbortFailure(err: KafkaError, ctx: RecoveryContext): RecoveryPlan {
 function planLoop(err: KafkaError, ctx: RecoveryContext): RecoveryPlan {
   const rewind = () => plan({ type: 'rewind' }, [ctx.hasConsumer === false ? 'start-consumer' : 'rewind']);
   switch (err.kind) {
+    case 'fenced':
+      if (ambiguousFence(err, ctx))
+        return plan({ type: 'recreate-producer', why: 'fenced-end' }, RECREATE_STEPS, { abortFirst: false });
+      return unrecoverable(err)!;
     case 'config':
     case 'authorization':
-    case 'fenced':
       return unrecoverable(err)!;
     case 'membership':
       return resetConsumer(membershipSignals(err));
@@ -262,6 +273,26 @@ function planLoop(err: KafkaError, ctx: RecoveryContext): RecoveryPlan {
   }
 }
 
-function recreateProducer(why: 'fatal' | 'unknown-commit-outcome' | 'abort-failed'): RecoveryPlan {
-  return plan({ type: 'recreate-producer', why }, ['close-producer', 'start-producer', 'reset-consumer']);
+const RECREATE_STEPS: RecoveryStep[] = ['close-producer', 'start-producer', 'reset-consumer'];
+
+function recreateProducer(why: RecreateReason): RecoveryPlan {
+  return plan({ type: 'recreate-producer', why }, RECREATE_STEPS);
+}
+
+/**
+ * Under transaction protocol version 2 every EndTxn bumps the producer epoch, and the coordinator
+ * recognises a retried EndTxn by the epoch it bumped from. Kafka 4.1 keeps that epoch in memory only:
+ * when the coordinator moves while a commit is in flight (a 3-broker soak that paused the coordinator
+ * 8 s), librdkafka's retry reaches the new coordinator, which answers PRODUCER_FENCED although no
+ * other instance exists and the transaction did end. A new producer resolves it as it resolves any
+ * commit of unknown outcome: its init completes or aborts the transaction, and the consumer resumes
+ * from the committed offsets. If there was a real zombie, the instance its new producer fences in
+ * turn either stops (fenced outside a commit) or recreates once and fences it back, and a second fence
+ * within the window stops it: one of the two always survives, and exactly once holds throughout.
+ * Under version 1 the coordinator recognises a retry by its unchanged epoch, so a fence is a zombie.
+ */
+function ambiguousFence(err: KafkaError, ctx: RecoveryContext): boolean {
+  return (
+    err.operation === 'commit-transaction' && ctx.endBumpsEpoch === true && (ctx.recentEndFences ?? 1) <= 1
+  );
 }

@@ -9,7 +9,8 @@
  * `full-speed` line on stdin),
  * ABORT_RATIO (0..1), SEED (abort dice), MAX_POLL_MS, STALL_MS (SIGUSR2: the next batch blocks the
  * event loop this long, past max.poll.interval), OVERSIZED_EVERY (every n-th sequence number is
- * output too large for Kafka, see oversized.ts; 0: none), KAFKA_* timeouts (see verifyKafkaOptions).
+ * output too large for Kafka, see oversized.ts; 0: none), KAFKA_* timeouts (see verifyKafkaOptions),
+ * KAFKA_TRANSACTION_VERSION (1 or 2, default 1).
  */
 import { createInterface } from 'node:readline';
 import { syntheticKafkaError } from '../kafka/classify.ts';
@@ -86,8 +87,12 @@ const stage: Stage = {
   },
 };
 
+const transactionVersion = env('KAFKA_TRANSACTION_VERSION', '1');
+if (transactionVersion !== '1' && transactionVersion !== '2')
+  throw new Error(`KAFKA_TRANSACTION_VERSION must be 1 or 2, got ${transactionVersion}`);
 const kafka = verifyKafkaOptions(env('BOOTSTRAP'), {
   maxPollIntervalMs: Number(env('MAX_POLL_MS', '30000')),
+  transactionVersion: transactionVersion === '2' ? 2 : 1,
 });
 const worker = new TransactionalWorker({
   stage,

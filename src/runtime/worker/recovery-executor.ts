@@ -18,6 +18,8 @@ import { StaleBatch, errorText, fail, observe, type WorkerContext } from './work
 import type { AbortReason } from '../worker-options.ts';
 
 const FATAL_WINDOW_MS = 60_000;
+/** Fences on a transaction's end this close together mean a real newer instance (recovery-plan.ts). */
+const END_FENCE_WINDOW_MS = 10 * 60_000;
 
 /** The topics a worker's transactions write beside its outputs: dead letters, retry hops, changelogs. */
 function transactionTopics(ctx: Pick<RecoveryExecutorContext, 'stage' | 'policy' | 'groupId'>): string[] {
@@ -58,6 +60,7 @@ export type RecoveryExecutorContext = Pick<
 export class RecoveryExecutor {
   readonly #fatal: RepeatedErrors;
   readonly #other: RepeatedErrors;
+  readonly #endFences: RepeatedErrors;
   /** Plans made when an error was reported asynchronously, carried out when the loop picks it up. */
   readonly #planned = new WeakMap<KafkaError, RecoveryPlan>();
   /** An error the consumer reported between calls; the loop recovers from it at its next step. */
@@ -68,6 +71,7 @@ export class RecoveryExecutor {
   constructor(private readonly ctx: RecoveryExecutorContext) {
     this.#fatal = new RepeatedErrors(ctx.clock, FATAL_WINDOW_MS);
     this.#other = new RepeatedErrors(ctx.clock, ctx.o.otherErrorLimit.windowMs);
+    this.#endFences = new RepeatedErrors(ctx.clock, END_FENCE_WINDOW_MS);
   }
 
   /** Plans for `err` in `situation`, with what the worker knows now. */
@@ -101,6 +105,11 @@ export class RecoveryExecutor {
       hasConsumer: ctx.session.hasConsumer,
       transactionOpen: ctx.txn.open,
       stopping: ctx.lifecycle.stopRequested,
+      endBumpsEpoch: ctx.o.mode === 'exactly-once' && ctx.o.kafka.transactionVersion === 2,
+      recentEndFences:
+        err.kind === 'fenced' && err.operation === 'commit-transaction' && situation === 'loop'
+          ? this.#endFences.add('end')
+          : this.#endFences.count('end'),
     };
     const plan = planRecovery(err, rc);
     for (const signal of plan.signals) {
@@ -207,7 +216,7 @@ export class RecoveryExecutor {
     if (plan.type === 'stop') fail(ctx, plan.reason);
     if (plan.type === 'ignore') return;
     if (plan.abortFirst) await this.abort(err.kind);
-    else if (plan.type === 'reconnect') {
+    else if (plan.type === 'reconnect' || plan.type === 'recreate-producer') {
       // The transaction dies with the producer: store changes that joined it go with it.
       ctx.txn.abandon();
       ctx.stores?.aborted();

@@ -138,6 +138,30 @@ describe('planRecovery in the loop', () => {
       assert.match(stopReason(planRecovery(err(name, 'commit-transaction'), ctx)), /zombie/);
   });
 
+  it('under transaction version 2, recreates the producer after the first fence on a commit (a retried end the broker can mistake for a zombie)', () => {
+    const v2 = { ...ctx, endBumpsEpoch: true, recentEndFences: 1 };
+    const p = planRecovery(err('_FENCED', 'commit-transaction', { isFatal: true }), v2);
+    assert.deepEqual(action(p), { type: 'recreate-producer', why: 'fenced-end' });
+    assert.deepEqual(p.steps, ['close-producer', 'start-producer', 'reset-consumer']);
+    // A fenced producer cannot abort: the transaction dies with it.
+    assert.equal(p.abortFirst, false);
+    assert.equal(p.onStepFailure, 'replan');
+  });
+
+  it('under transaction version 2, a second fence on a commit within the window, or a fence anywhere else, is a zombie', () => {
+    const v2 = { ...ctx, endBumpsEpoch: true };
+    assert.match(
+      stopReason(planRecovery(err('_FENCED', 'commit-transaction'), { ...v2, recentEndFences: 2 })),
+      /zombie/,
+    );
+    for (const op of ['produce', 'send-offsets', 'begin-transaction'] as const)
+      assert.match(stopReason(planRecovery(err('_FENCED', op), { ...v2, recentEndFences: 1 })), /zombie/);
+    assert.match(
+      stopReason(planRecovery(err('_FENCED', 'commit-transaction'), { ...ctx, recentEndFences: 1 })),
+      /zombie/,
+    );
+  });
+
   it('recreates a fatally failed producer up to the limit', () => {
     const e = err('_FATAL', 'commit-transaction');
     for (const recentFatal of [1, 3])

@@ -4,7 +4,7 @@ import { classifyKafkaError } from '../../../src/kafka/classify.ts';
 import { code } from '../../../src/kafka/error-codes.ts';
 import { KafkaError } from '../../../src/kafka/kafka-error.ts';
 import type { WorkerOptions } from '../../../src/runtime/index.ts';
-import { copyStage, fakeWorker } from '../../support/fake-worker.ts';
+import { FAKE_KAFKA_OPTIONS, copyStage, fakeWorker } from '../../support/fake-worker.ts';
 import { raw } from '../../support/worker-fakes.ts';
 
 const IN = 'loop-in';
@@ -145,6 +145,52 @@ describe('the worker loop, one step at a time on fake clients', () => {
     await worker.step();
     assert.equal(kafka.producers[1]!.committedOutputs.length, 2, 'the new producer commits the batch');
     assert.equal(kafka.topic.committed, 2);
+    await worker.stop();
+  });
+
+  it('under transaction version 2 a commit fenced once gets a new producer and the batch again; a second fence stops the zombie', async () => {
+    const { kafka, worker, recoveries } = setUp(20, {
+      kafka: { ...FAKE_KAFKA_OPTIONS, transactionVersion: 2 },
+    });
+    const fenced = () => raw(code('_FENCED'), 'fenced by a newer instance', { isFatal: true });
+    kafka.nextProducerFaults.push({ commitTransaction: fenced() });
+    await worker.start({ loop: false });
+    await worker.step();
+    await worker.step();
+    assert.deepEqual(
+      recoveries.map((r) => [r.kind, r.action, r.steps]),
+      [['fenced', 'recreate-producer', ['close-producer', 'start-producer', 'reset-consumer']]],
+    );
+    assert.equal(kafka.producers.length, 2);
+    assert.equal(kafka.producers[0]!.closed, true);
+    assert.equal(kafka.consumers.length, 2, 'a fresh consumer resumes from the committed offsets');
+    await worker.step();
+    assert.equal(kafka.topic.committed, 10);
+    assert.deepEqual(
+      kafka.producers[1]!.committedOutputs.map((r) => String(r.value)),
+      Array.from({ length: 10 }, (_, i) => `v${i}`),
+    );
+    kafka.producers[1]!.faults.commitTransaction = fenced();
+    await worker.step();
+    await worker.step();
+    const s = worker.status();
+    assert.equal(s.state, 'failed');
+    assert.match(s.failure ?? '', /zombie/);
+    assert.equal(kafka.producers.length, 2, 'no third producer');
+    assert.equal(kafka.topic.committed, 10);
+    await worker.stop();
+  });
+
+  it('under transaction version 1 a fenced commit stops the worker at once', async () => {
+    const { kafka, worker } = setUp(20);
+    kafka.nextProducerFaults.push({
+      commitTransaction: raw(code('_FENCED'), 'fenced by a newer instance', { isFatal: true }),
+    });
+    await worker.start({ loop: false });
+    await worker.step();
+    await worker.step();
+    assert.match(worker.status().failure ?? '', /zombie/);
+    assert.equal(kafka.producers.length, 1);
     await worker.stop();
   });
 
