@@ -86,11 +86,9 @@ const kafkaProducerSchema = z
     /**
      * Highest transaction protocol version: 2 (KIP-890, Kafka 4.0+ clusters with the
      * transaction.version feature at 2) drops two coordinator round trips per transaction; the
-     * producer falls back to 1 on clusters without it. 1 (the default) keeps the old protocol: with
-     * 2, a commit retried at a new coordinator after a failover can be refused as fenced by Kafka
-     * 4.1's coordinator, which stops a live worker as a zombie.
+     * producer falls back to 1 on clusters without it. 1 forces the old protocol.
      */
-    transaction_version: z.literal([1, 2], { error: '1 or 2' }).default(1),
+    transaction_version: z.literal([1, 2], { error: '1 or 2' }).default(2),
   })
   .superRefine(
     (producer, ctx) => {

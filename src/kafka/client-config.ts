@@ -33,7 +33,7 @@ export interface ProducerSettings extends KafkaClientSettings {
   transactionalId?: string;
   transactionTimeoutMs: number;
   /**
-   * Highest transaction protocol version (default 1). Version 2 (KIP-890) needs neither
+   * Highest transaction protocol version (default 2). Version 2 (KIP-890) needs neither
    * AddPartitionsToTxn nor AddOffsetsToTxn and bumps the epoch at every transaction end; the patched
    * client uses it only where the cluster's transaction.version feature is 2 or more.
    */
@@ -120,7 +120,7 @@ export function producerProperties(s: ProducerSettings): Props {
   if (s.transactionalId !== undefined) {
     props['transactional.id'] = s.transactionalId;
     props['transaction.timeout.ms'] = s.transactionTimeoutMs;
-    props['transaction.version'] = s.transactionVersion ?? 1;
+    props['transaction.version'] = s.transactionVersion ?? 2;
     // Right after a commit the coordinator is still writing markers and answers the next
     // AddPartitions/AddOffsets (version 1) or a first TxnOffsetCommit (version 2) with
     // CONCURRENT_TRANSACTIONS; librdkafka's default 100 ms retry back-off then dominates every

@@ -36,7 +36,7 @@ export interface WorkerKafkaOptions {
   heartbeatIntervalMs: number;
   maxPollIntervalMs: number;
   transactionTimeoutMs: number;
-  /** Highest transaction protocol version (1 or 2); default 1 (2 is used only where the cluster has it). */
+  /** Highest transaction protocol version (1 or 2); default 2, used where the cluster has it. */
   transactionVersion?: 1 | 2;
   messageTimeoutMs: number;
   /** Bound of every native transactional call (config: transaction_api_timeout_seconds). */

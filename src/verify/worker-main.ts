@@ -10,7 +10,7 @@
  * ABORT_RATIO (0..1), SEED (abort dice), MAX_POLL_MS, STALL_MS (SIGUSR2: the next batch blocks the
  * event loop this long, past max.poll.interval), OVERSIZED_EVERY (every n-th sequence number is
  * output too large for Kafka, see oversized.ts; 0: none), KAFKA_* timeouts (see verifyKafkaOptions),
- * KAFKA_TRANSACTION_VERSION (1 or 2, default 1).
+ * KAFKA_TRANSACTION_VERSION (1 or 2, default 2).
  */
 import { createInterface } from 'node:readline';
 import { syntheticKafkaError } from '../kafka/classify.ts';
@@ -87,7 +87,7 @@ const stage: Stage = {
   },
 };
 
-const transactionVersion = env('KAFKA_TRANSACTION_VERSION', '1');
+const transactionVersion = env('KAFKA_TRANSACTION_VERSION', '2');
 if (transactionVersion !== '1' && transactionVersion !== '2')
   throw new Error(`KAFKA_TRANSACTION_VERSION must be 1 or 2, got ${transactionVersion}`);
 const kafka = verifyKafkaOptions(env('BOOTSTRAP'), {

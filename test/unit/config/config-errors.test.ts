@@ -197,7 +197,7 @@ test('message_timeout_ms above transaction_timeout_ms is an error naming both ke
 });
 
 test('a transaction_version other than 1 or 2 is an error naming the key and the two versions', () => {
-  const text = shippedConfigText().replace('transaction_version: 1', 'transaction_version: 3');
+  const text = shippedConfigText().replace('transaction_version: 2', 'transaction_version: 3');
   const error = configErrorOf(() => loadText(text));
   assert.equal(
     error.format(),

@@ -33,7 +33,7 @@ test('an omitted kafka_producer section gets the transaction defaults', () => {
     transaction_api_timeout_seconds: 30,
     message_timeout_ms: 60_000,
     transaction_timeout_ms: 60_000,
-    transaction_version: 1,
+    transaction_version: 2,
   });
 });
 
@@ -87,7 +87,7 @@ test('a partial kafka_producer section keeps the defaults of its other keys', ()
     transaction_api_timeout_seconds: 30,
     message_timeout_ms: 30_000,
     transaction_timeout_ms: 60_000,
-    transaction_version: 1,
+    transaction_version: 2,
   });
 });
 

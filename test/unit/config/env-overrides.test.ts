@@ -16,8 +16,8 @@ test('KAFKA_PRODUCER_MESSAGE_TIMEOUT_MS overrides message_timeout_ms', () => {
 });
 
 test('KAFKA_TRANSACTION_VERSION overrides transaction_version; anything but 1 or 2 names the variable', () => {
-  assert.equal(load({}).environment.kafka_producer.transaction_version, 1);
-  assert.equal(load({ KAFKA_TRANSACTION_VERSION: '2' }).environment.kafka_producer.transaction_version, 2);
+  assert.equal(load({}).environment.kafka_producer.transaction_version, 2);
+  assert.equal(load({ KAFKA_TRANSACTION_VERSION: '1' }).environment.kafka_producer.transaction_version, 1);
   const error = configErrorOf(() => load({ KAFKA_TRANSACTION_VERSION: '3' }));
   assert.equal(
     error.format(),
