@@ -51,6 +51,8 @@ type Props = Record<string, string | number | boolean>;
  * request per client and interval (for the subscribed topics only, `topic.metadata.refresh.sparse`).
  */
 export const DEFAULT_METADATA_REFRESH_INTERVAL_MS = 5_000;
+/** The transaction protocol version a producer asks for unless told otherwise. */
+export const DEFAULT_TRANSACTION_VERSION = 2;
 
 const metadataRefresh = (s: KafkaClientSettings): Props => ({
   'topic.metadata.refresh.interval.ms': s.metadataRefreshIntervalMs ?? DEFAULT_METADATA_REFRESH_INTERVAL_MS,
@@ -120,7 +122,7 @@ export function producerProperties(s: ProducerSettings): Props {
   if (s.transactionalId !== undefined) {
     props['transactional.id'] = s.transactionalId;
     props['transaction.timeout.ms'] = s.transactionTimeoutMs;
-    props['transaction.version'] = s.transactionVersion ?? 2;
+    props['transaction.version'] = s.transactionVersion ?? DEFAULT_TRANSACTION_VERSION;
     // Right after a commit the coordinator is still writing markers and answers the next
     // AddPartitions/AddOffsets (version 1) or a first TxnOffsetCommit (version 2) with
     // CONCURRENT_TRANSACTIONS; librdkafka's default 100 ms retry back-off then dominates every

@@ -1,3 +1,4 @@
+import { DEFAULT_TRANSACTION_VERSION } from '../../kafka/client-config.ts';
 import { classifyKafkaError } from '../../kafka/classify.ts';
 import { KafkaError } from '../../kafka/kafka-error.ts';
 import { tpKey } from '../../kafka/records.ts';
@@ -105,7 +106,9 @@ export class RecoveryExecutor {
       hasConsumer: ctx.session.hasConsumer,
       transactionOpen: ctx.txn.open,
       stopping: ctx.lifecycle.stopRequested,
-      endBumpsEpoch: ctx.o.mode === 'exactly-once' && ctx.o.kafka.transactionVersion === 2,
+      endBumpsEpoch:
+        ctx.o.mode === 'exactly-once' &&
+        (ctx.o.kafka.transactionVersion ?? DEFAULT_TRANSACTION_VERSION) === 2,
       recentEndFences:
         err.kind === 'fenced' && err.operation === 'commit-transaction' && situation === 'loop'
           ? this.#endFences.add('end')

@@ -149,9 +149,8 @@ describe('the worker loop, one step at a time on fake clients', () => {
   });
 
   it('under transaction version 2 a commit fenced once gets a new producer and the batch again; a second fence stops the zombie', async () => {
-    const { kafka, worker, recoveries } = setUp(20, {
-      kafka: { ...FAKE_KAFKA_OPTIONS, transactionVersion: 2 },
-    });
+    // Version 2 is the default when the options name none.
+    const { kafka, worker, recoveries } = setUp(20);
     const fenced = () => raw(code('_FENCED'), 'fenced by a newer instance', { isFatal: true });
     kafka.nextProducerFaults.push({ commitTransaction: fenced() });
     await worker.start({ loop: false });
@@ -182,7 +181,7 @@ describe('the worker loop, one step at a time on fake clients', () => {
   });
 
   it('under transaction version 1 a fenced commit stops the worker at once', async () => {
-    const { kafka, worker } = setUp(20);
+    const { kafka, worker } = setUp(20, { kafka: { ...FAKE_KAFKA_OPTIONS, transactionVersion: 1 } });
     kafka.nextProducerFaults.push({
       commitTransaction: raw(code('_FENCED'), 'fenced by a newer instance', { isFatal: true }),
     });
