@@ -12,8 +12,8 @@ import type { KafkaError } from '../kafka/kafka-error.ts';
  *   then (unless the abort alone failed) reset the consumer so the batch is fetched again.
  *   A producer fenced by a newer instance is NOT recreated: that would fence the newer instance, which
  *   would do the same (a ping-pong seen in the zombie test). The fenced instance is the zombie; it stops.
- *   The one exception is a fence on ending a transaction under transaction protocol version 2, which
- *   can be the broker's mistake (see `ambiguousFence`): recreated once per window, then a zombie.
+ *   The one exception is a fence on ending a transaction (commit or abort) under transaction protocol
+ *   version 2, which can be the broker's mistake (see `ambiguousFence`): recreated once per window.
  * - close-producer: an abort failed while the worker stops anyway; the producer is only closed.
  * - reconnect: close both clients, wait (visible back-off) until Kafka answers, recreate and init
  *   the producer, subscribe a fresh consumer.
@@ -85,7 +85,7 @@ export interface RecoveryContext {
   stopping?: boolean;
   /** Transaction protocol version 2 is configured: every transaction's end bumps the producer epoch. */
   endBumpsEpoch?: boolean;
-  /** Fences on ending a transaction within the fence window, this one included. */
+  /** Fences on ending a transaction (commit or abort) within the fence window, this one included. */
   recentEndFences?: number;
 }
 
@@ -206,7 +206,7 @@ function planConsumerError(err: KafkaError): RecoveryPlan {
 
 function planAbortFailure(err: KafkaError, ctx: RecoveryContext): RecoveryPlan {
   // The failed producer is closed in every case; the steps say what replaces it.
-  const fatal = unrecoverable(err, ['close-producer']);
+  const fatal = ambiguousFence(err, ctx) ? undefined : unrecoverable(err, ['close-producer']);
   if (fatal) return { ...fatal, abortFirst: false };
   // Stopping: a new producer with the same transactional id makes the coordinator abort the open
   // transaction at once (init fences the old epoch); closing alone would leave it open, holding
@@ -216,7 +216,8 @@ function planAbortFailure(err: KafkaError, ctx: RecoveryContext): RecoveryPlan {
       abortFirst: false,
     });
   if (err.kind === 'transport') return reconnect();
-  return plan({ type: 'recreate-producer', why: 'abort-failed' }, ['close-producer', 'start-producer'], {
+  const why = err.kind === 'fenced' ? 'fenced-end' : 'abort-failed';
+  return plan({ type: 'recreate-producer', why }, ['close-producer', 'start-producer'], {
     abortFirst: false,
   });
 }
@@ -280,19 +281,28 @@ function recreateProducer(why: RecreateReason): RecoveryPlan {
 }
 
 /**
- * Under transaction protocol version 2 every EndTxn bumps the producer epoch, and the coordinator
- * recognises a retried EndTxn by the epoch it bumped from. Kafka 4.1 keeps that epoch in memory only:
- * when the coordinator moves while a commit is in flight (a 3-broker soak that paused the coordinator
- * 8 s), librdkafka's retry reaches the new coordinator, which answers PRODUCER_FENCED although no
- * other instance exists and the transaction did end. A new producer resolves it as it resolves any
- * commit of unknown outcome: its init completes or aborts the transaction, and the consumer resumes
- * from the committed offsets. If there was a real zombie, the instance its new producer fences in
- * turn either stops (fenced outside a commit) or recreates once and fences it back, and a second fence
- * within the window stops it: one of the two always survives, and exactly once holds throughout.
- * Under version 1 the coordinator recognises a retry by its unchanged epoch, so a fence is a zombie.
+ * Under transaction protocol version 2 every EndTxn (commit or abort) bumps the producer epoch, and
+ * the coordinator recognises a retried EndTxn by the epoch it bumped from. Kafka 4.1 keeps that epoch
+ * in memory only: when the coordinator moves while an EndTxn is in flight (a transaction
+ * coordinator stopped for 8 s, `coordinator-sigstop` in the chaos suite), librdkafka's retry reaches
+ * the new coordinator, which answers PRODUCER_FENCED although no other instance exists and the
+ * transaction did end. A new producer resolves it as it resolves any end of unknown outcome: its
+ * init completes or aborts the transaction, and the consumer resumes from the committed offsets. If
+ * there was a real zombie, the instance its new producer fences in turn either stops (fenced outside
+ * a transaction's end) or recreates once and fences it back, and a second such fence within the
+ * window stops it: one of the two always survives, and exactly once holds throughout. Under version
+ * 1 the coordinator recognises a retry by its unchanged epoch, so a fence is a zombie.
  */
 function ambiguousFence(err: KafkaError, ctx: RecoveryContext): boolean {
   return (
-    err.operation === 'commit-transaction' && ctx.endBumpsEpoch === true && (ctx.recentEndFences ?? 1) <= 1
+    err.kind === 'fenced' &&
+    isTransactionEnd(err) &&
+    ctx.endBumpsEpoch === true &&
+    (ctx.recentEndFences ?? 1) <= 1
   );
+}
+
+/** The error came from ending a transaction (EndTxn): a commit or an abort. */
+export function isTransactionEnd(err: KafkaError): boolean {
+  return err.operation === 'commit-transaction' || err.operation === 'abort-transaction';
 }

@@ -6,6 +6,7 @@ import { explainRefusal } from '../../kafka/refusal.ts';
 import { kafkaSecurity, principalOf } from '../../kafka/security.ts';
 import { ReconnectStopped, RetriesExhausted } from '../kafka-session.ts';
 import {
+  isTransactionEnd,
   planRecovery,
   type RecoveryContext,
   type RecoveryPlan,
@@ -109,8 +110,9 @@ export class RecoveryExecutor {
       endBumpsEpoch:
         ctx.o.mode === 'exactly-once' &&
         (ctx.o.kafka.transactionVersion ?? DEFAULT_TRANSACTION_VERSION) === 2,
+      // Counted where the fence is recovered from: a commit's in the loop, an abort's at the abort.
       recentEndFences:
-        err.kind === 'fenced' && err.operation === 'commit-transaction' && situation === 'loop'
+        err.kind === 'fenced' && isTransactionEnd(err) && (situation === 'loop' || situation === 'abort')
           ? this.#endFences.add('end')
           : this.#endFences.count('end'),
     };

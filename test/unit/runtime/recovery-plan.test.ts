@@ -148,6 +148,19 @@ describe('planRecovery in the loop', () => {
     assert.equal(p.onStepFailure, 'replan');
   });
 
+  it('under transaction version 2, a fenced abort gets a new producer once (an abort is a transaction end too), then stops', () => {
+    const v2 = { ...ctx, situation: 'abort' as const, endBumpsEpoch: true };
+    const e = err('_FENCED', 'abort-transaction', { isFatal: true });
+    const p = planRecovery(e, { ...v2, recentEndFences: 1 });
+    assert.deepEqual(action(p), { type: 'recreate-producer', why: 'fenced-end' });
+    assert.deepEqual(p.steps, ['close-producer', 'start-producer']);
+    assert.equal(p.abortFirst, false);
+    const second = planRecovery(e, { ...v2, recentEndFences: 2 });
+    assert.match(stopReason(second), /zombie/);
+    assert.deepEqual(second.steps, ['close-producer']);
+    assert.match(stopReason(planRecovery(e, { ...v2, endBumpsEpoch: false, recentEndFences: 1 })), /zombie/);
+  });
+
   it('under transaction version 2, a second fence on a commit within the window, or a fence anywhere else, is a zombie', () => {
     const v2 = { ...ctx, endBumpsEpoch: true };
     assert.match(

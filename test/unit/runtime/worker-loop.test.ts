@@ -180,6 +180,29 @@ describe('the worker loop, one step at a time on fake clients', () => {
     await worker.stop();
   });
 
+  it('under transaction version 2 a fenced abort gets a new producer once, and the batch is committed by it', async () => {
+    const { kafka, worker, recoveries } = setUp(10);
+    kafka.nextProducerFaults.push({
+      sendOffsets: raw(code('CONCURRENT_TRANSACTIONS'), 'abortable', { isTxnRequiresAbort: true }),
+      abortTransaction: raw(code('_FENCED'), 'fenced by a newer instance', { isFatal: true }),
+    });
+    await worker.start({ loop: false });
+    await worker.step();
+    assert.deepEqual(
+      recoveries.map((r) => [r.situation ?? 'loop', r.kind, r.action, r.steps]),
+      [
+        ['loop', 'abortable', 'rewind', ['rewind']],
+        ['abort', 'fenced', 'recreate-producer', ['close-producer', 'start-producer']],
+      ],
+    );
+    assert.equal(worker.status().state, 'recovering');
+    await worker.step();
+    assert.equal(kafka.producers.length, 2);
+    assert.equal(kafka.producers[1]!.committedOutputs.length, 10, 'the new producer commits the batch');
+    assert.equal(kafka.topic.committed, 10);
+    await worker.stop();
+  });
+
   it('under transaction version 1 a fenced commit stops the worker at once', async () => {
     const { kafka, worker } = setUp(20, { kafka: { ...FAKE_KAFKA_OPTIONS, transactionVersion: 1 } });
     kafka.nextProducerFaults.push({
