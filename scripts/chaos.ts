@@ -1,9 +1,10 @@
 /**
  * The full chaos suite (`npm run chaos`): every verification scenario with 100,000 records per
  * scenario, first on a local 1-node cluster (worker faults, the chain, the abort hook, broker
- * SIGSTOP 5/30/90 s, network cuts 5/30/90 s when run as root), then on a local 3-node cluster (clean restarts, hard bounces, the random
- * soak). One cluster at a time, base port 23092, data in var/verify/kafka-<n>; each is stopped
- * after its phase. Reports: var/verify/chaos/<time>/{1-node,3-node}/summary.md.
+ * SIGSTOP 5/30/90 s, network cuts 5/30/90 s when run as root), then on a local 3-node cluster
+ * (clean restarts, hard bounces, transaction coordinators stopped mid-commit, the random soak).
+ * One cluster at a time, base port 23092, data in var/verify/kafka-<n>; each is stopped after its
+ * phase. Reports: var/verify/chaos/<time>/{1-node,3-node}/summary.md.
  *
  *   node --import tsx scripts/chaos.ts [--records N] [--workers M] [--soak-seconds S] [--only a,b]
  *
@@ -39,7 +40,7 @@ const PHASES: { local: 1 | 3; scenarios: string[] }[] = [
       'network-cut',
     ],
   },
-  { local: 3, scenarios: ['broker-restart', 'broker-bounce', 'soak'] },
+  { local: 3, scenarios: ['broker-restart', 'broker-bounce', 'coordinator-sigstop', 'soak'] },
 ];
 const only = values.only?.split(',');
 const root = defaultVarDir(join('verify', 'chaos', new Date().toISOString().replace(/[:.]/g, '-')));

@@ -5,6 +5,8 @@ import { ABORT_ONE_IN_THREE, holdFault, progressGate, sleep } from './schedule.t
 
 /** Past the broker session timeout of the local clusters (broker.session.timeout.ms = 5 s). */
 const PAST_BROKER_SESSION_MS = 8_000;
+/** Coordinator pauses of `coordinator-sigstop`: each catches a commit in flight only by chance. */
+const COORDINATOR_PAUSES = 8;
 
 function cluster(ctx: ScenarioContext) {
   if (!ctx.cluster) throw new Error('this scenario needs a local cluster (--local 1|3)');
@@ -44,6 +46,22 @@ function cutNetwork(ctx: ScenarioContext, ms: number): Promise<void> {
     () => network.cut(),
     () => network.heal(),
   );
+}
+
+/** The run's transactional ids and groups, with the node hosting each one's coordinator now. */
+function runCoordinators(ctx: ScenarioContext) {
+  return findCoordinators(ctx.bootstrap, {
+    groups: ctx.groups.map((g) => g.spec.group),
+    // The runtime's default transactional id: `<stage name>-<instance id>`.
+    transactionalIds: ctx.groups.flatMap((g) => g.instances().map((i) => `${g.spec.group}-${i}`)),
+  }).catch(() => []);
+}
+
+/** The nodes ordered by how many of the run's coordinators of `kind` they host, most first. */
+async function byCoordinators(ctx: ScenarioContext, kind?: 'group' | 'transaction'): Promise<number[]> {
+  const coordinators = (await runCoordinators(ctx)).filter((c) => kind === undefined || c.kind === kind);
+  const hosted = (id: number) => coordinators.filter((c) => c.node === id).length;
+  return [...cluster(ctx).nodeIds()].sort((a, b) => hosted(b) - hosted(a));
 }
 
 /** Faults of 5, 30 and 90 s, each after 8 % more progress. */
@@ -116,14 +134,9 @@ export const brokerFaultScenarios: readonly Scenario[] = [
     run: async (ctx) => {
       // The node hosting the most coordinators (groups and transactional ids of the workers) goes
       // first, so the coordinator failover happens under full load.
-      const coordinators = await findCoordinators(ctx.bootstrap, {
-        groups: ctx.groups.map((g) => g.spec.group),
-        // The runtime's default transactional id: `<stage name>-<instance id>`.
-        transactionalIds: ctx.groups.flatMap((g) => g.instances().map((i) => `${g.spec.group}-${i}`)),
-      }).catch(() => []);
+      const coordinators = await runCoordinators(ctx);
       const hosted = (id: number) => coordinators.filter((c) => c.node === id);
-      const nodes = [...cluster(ctx).nodeIds()].sort((a, b) => hosted(b).length - hosted(a).length);
-      for (const id of nodes) {
+      for (const id of await byCoordinators(ctx)) {
         const gated = await progressGate(ctx, 0.1);
         const roles = hosted(id);
         const what =
@@ -131,6 +144,29 @@ export const brokerFaultScenarios: readonly Scenario[] = [
             ? 'no coordinator of this run'
             : `${roles.filter((r) => r.kind === 'group').length} group and ${roles.filter((r) => r.kind === 'transaction').length} transaction coordinator(s)`;
         await ctx.fault('broker-kill-9', `node ${id} (${what})`, () => bounceBroker(ctx, id, true), gated);
+      }
+    },
+  },
+  {
+    name: 'coordinator-sigstop',
+    description: `SIGSTOP the node hosting most of the workers' transaction coordinators for ${PAST_BROKER_SESSION_MS / 1000} s (past the broker session timeout, so the coordinators move while commits are in flight), ${COORDINATOR_PAUSES} times, each after 8 % more progress (3 nodes)`,
+    needs: 'local-3',
+    abortRatio: ABORT_ONE_IN_THREE,
+    loadSeconds: () => 200,
+    run: async (ctx) => {
+      // Under transaction protocol version 2, a commit the stopped coordinator had written but not
+      // answered is retried at its successor, which Kafka 4.1 can answer with a fence (its retry
+      // check needs an epoch it kept only in memory): the runtime's answer is a new producer, and
+      // exactly once must hold across it. The leaders move, so the node is chosen anew each time.
+      for (let i = 1; i <= COORDINATOR_PAUSES; i += 1) {
+        const gated = await progressGate(ctx, 0.08);
+        const [node] = await byCoordinators(ctx, 'transaction');
+        await ctx.fault(
+          'broker-sigstop',
+          `node ${node} (transaction coordinator, pause ${i})`,
+          () => pauseBroker(ctx, node!, PAST_BROKER_SESSION_MS),
+          gated,
+        );
       }
     },
   },

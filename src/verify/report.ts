@@ -47,6 +47,8 @@ export interface ScenarioReport {
   livenessRestarts: { group: string; instance: string; at: number }[];
   /** Findings that are not exactly-once violations (liveness restarts). */
   warnings: string[];
+  /** The recoveries the workers ran, by `<situation> <code> (<kind>) -> <action>`, with their count. */
+  workerRecoveries: Record<string, number>;
   committedOffsetsMatch: boolean;
   committedOffsetsDetail: string;
   noHangingTransaction: boolean;
@@ -89,6 +91,15 @@ export function markdownTable(reports: readonly ScenarioReport[]): string {
   const warnings = reports
     .filter((r) => r.warnings.length > 0)
     .map((r) => `- ${r.scenario}: ${r.warnings.join('; ')}`);
+  const recoveries = reports
+    .filter((r) => Object.keys(r.workerRecoveries).length > 0)
+    .map(
+      (r) =>
+        `- ${r.scenario}: ${Object.entries(r.workerRecoveries)
+          .sort(([, a], [, b]) => b - a)
+          .map(([what, n]) => `${what} x${n}`)
+          .join(', ')}`,
+    );
   return [
     head,
     rule,
@@ -96,6 +107,7 @@ export function markdownTable(reports: readonly ScenarioReport[]): string {
     ...(deadLetters.length > 0 ? ['', 'Dead letters:', ...deadLetters] : []),
     ...(problems.length > 0 ? ['', 'Problems:', ...problems] : []),
     ...(warnings.length > 0 ? ['', 'Warnings:', ...warnings] : []),
+    ...(recoveries.length > 0 ? ['', 'Worker recoveries:', ...recoveries] : []),
   ].join('\n');
 }
 

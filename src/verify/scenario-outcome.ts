@@ -109,6 +109,9 @@ export function scenarioReport(
     unexpectedExits,
   );
   const recoveries = faults.flatMap((f) => (f.recoveryMs === undefined ? [] : [f.recoveryMs]));
+  const workerRecoveries: Record<string, number> = {};
+  for (const g of groups)
+    for (const [what, n] of g.recoveries) workerRecoveries[what] = (workerRecoveries[what] ?? 0) + n;
   return {
     scenario: scenario.name,
     description: scenario.description,
@@ -139,6 +142,7 @@ export function scenarioReport(
     ),
     livenessRestarts,
     warnings,
+    workerRecoveries,
     committedOffsetsMatch: drained.ok,
     committedOffsetsDetail: drained.detail,
     noHangingTransaction: final.reachedEnd && (dead?.reachedEnd ?? true),

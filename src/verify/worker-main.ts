@@ -113,6 +113,9 @@ const worker = new TransactionalWorker({
     afterCommit: ({ records }) => {
       emit({ e: 'commit', at: Date.now(), records, attempt: `${attemptPrefix}/${attempt}` });
     },
+    onRecovery: ({ situation, code, kind, action }) => {
+      emit({ e: 'recovery', at: Date.now(), what: `${situation ?? 'loop'} ${code} (${kind}) -> ${action}` });
+    },
   },
 });
 process.on('SIGTERM', () => {

@@ -55,6 +55,8 @@ export class WorkerGroup {
   readonly exits: { instance: string; code: number | null; signal: string | null; at: number }[] = [];
   /** Restarts after a worker exited because it was not live (hung): a liveness bug, not a fault. */
   readonly livenessRestarts: { instance: string; at: number }[] = [];
+  /** How often the workers ran each recovery (`WorkerEvent` 'recovery'). */
+  readonly recoveries = new Map<string, number>();
   readonly #children = new Map<string, ChildProcess>();
   #closed = false;
   readonly #unhealthy = new Set<string>();
@@ -182,6 +184,9 @@ export class WorkerGroup {
         break;
       case 'stall':
         this.#stalls += 1;
+        break;
+      case 'recovery':
+        this.recoveries.set(e.what, (this.recoveries.get(e.what) ?? 0) + 1);
         break;
       default:
         break;

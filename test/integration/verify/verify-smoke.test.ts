@@ -49,6 +49,10 @@ describe('hamstring verify (smoke)', () => {
     assert.equal(report.abortedVisible, 0, summary);
     assert.equal(report.recordsOut, 5_000, summary);
     assert.ok(report.injectedAborts > 0, 'the abort hook aborted some transactions');
+    assert.ok(
+      (report.workerRecoveries['loop _STATE (abortable) -> rewind'] ?? 0) > 0,
+      `the workers reported the rewinds of the injected aborts: ${JSON.stringify(report.workerRecoveries)}`,
+    );
     assert.ok(report.faults.filter((f) => f.kind === 'worker-kill-9').length >= 2, summary);
     assert.ok(report.faults.filter((f) => f.kind === 'worker-sigterm').length >= 2, summary);
     assert.ok(
