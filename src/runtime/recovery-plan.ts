@@ -87,6 +87,8 @@ export interface RecoveryContext {
   endBumpsEpoch?: boolean;
   /** Fences on ending a transaction (commit or abort) within the fence window, this one included. */
   recentEndFences?: number;
+  /** How long the commit or abort call that failed took (`Transaction.lastEndMs`). */
+  endCallMs?: number;
 }
 
 const MAX_POLL_EXCEEDED = code('_MAX_POLL_EXCEEDED');
@@ -206,7 +208,10 @@ function planConsumerError(err: KafkaError): RecoveryPlan {
 
 function planAbortFailure(err: KafkaError, ctx: RecoveryContext): RecoveryPlan {
   // The failed producer is closed in every case; the steps say what replaces it.
-  const fatal = ambiguousFence(err, ctx) ? undefined : unrecoverable(err, ['close-producer']);
+  // A worker already stopping (a zombie found in the loop, or a clean stop) closes its fenced producer:
+  // a new one would fence the instance that fenced it.
+  const fatal =
+    ambiguousFence(err, ctx) && !ctx.stopping ? undefined : unrecoverable(err, ['close-producer']);
   if (fatal) return { ...fatal, abortFirst: false };
   // Stopping: a new producer with the same transactional id makes the coordinator abort the open
   // transaction at once (init fences the old epoch); closing alone would leave it open, holding
@@ -281,23 +286,34 @@ function recreateProducer(why: RecreateReason): RecoveryPlan {
 }
 
 /**
+ * A retried end lasted at least this long: its first attempt met a coordinator that stopped
+ * answering, and a failover waits for the broker session timeout (seconds). A zombie's end is
+ * refused in one round trip.
+ */
+const RETRIED_END_MS = 3_000;
+
+/**
  * Under transaction protocol version 2 every EndTxn (commit or abort) bumps the producer epoch, and
  * the coordinator recognises a retried EndTxn by the epoch it bumped from. Kafka 4.1 keeps that epoch
  * in memory only: when the coordinator moves while an EndTxn is in flight (a transaction
  * coordinator stopped for 8 s, `coordinator-sigstop` in the chaos suite), librdkafka's retry reaches
  * the new coordinator, which answers PRODUCER_FENCED although no other instance exists and the
- * transaction did end. A new producer resolves it as it resolves any end of unknown outcome: its
- * init completes or aborts the transaction, and the consumer resumes from the committed offsets. If
- * there was a real zombie, the instance its new producer fences in turn either stops (fenced outside
- * a transaction's end) or recreates once and fences it back, and a second such fence within the
- * window stops it: one of the two always survives, and exactly once holds throughout. Under version
- * 1 the coordinator recognises a retry by its unchanged epoch, so a fence is a zombie.
+ * transaction did end. Such an end took seconds; a zombie's is refused at once, and giving a zombie
+ * a new producer would fence the live instance (a zombie whose batch was revoked aborts, and is
+ * fenced there). So a fence is taken for the broker's mistake only on an end that lasted
+ * RETRIED_END_MS, once per window: a new producer resolves it as it resolves any end of unknown
+ * outcome (its init completes or aborts the transaction, and the consumer resumes from the
+ * committed offsets). Should a zombie's end still meet a failover, the instance its new producer
+ * fences stops or recreates once, and a second such fence within the window stops it: one of the
+ * two survives, and exactly once holds throughout. Under version 1 the coordinator recognises a
+ * retry by its unchanged epoch, so a fence is a zombie.
  */
 function ambiguousFence(err: KafkaError, ctx: RecoveryContext): boolean {
   return (
     err.kind === 'fenced' &&
     isTransactionEnd(err) &&
     ctx.endBumpsEpoch === true &&
+    (ctx.endCallMs ?? 0) >= RETRIED_END_MS &&
     (ctx.recentEndFences ?? 1) <= 1
   );
 }

@@ -111,6 +111,7 @@ export class RecoveryExecutor {
         ctx.o.mode === 'exactly-once' &&
         (ctx.o.kafka.transactionVersion ?? DEFAULT_TRANSACTION_VERSION) === 2,
       // Counted where the fence is recovered from: a commit's in the loop, an abort's at the abort.
+      endCallMs: ctx.txn.lastEndMs,
       recentEndFences:
         err.kind === 'fenced' && isTransactionEnd(err) && (situation === 'loop' || situation === 'abort')
           ? this.#endFences.add('end')

@@ -3,6 +3,7 @@ import type { ProducerPort } from '../../kafka/producer.ts';
 import type { OutgoingRecord, TopicPartitionOffset } from '../../kafka/records.ts';
 import type { KafkaSession } from '../kafka-session.ts';
 import { HamstringError } from '../../errors/hamstring-error.ts';
+import { systemClock, type Clock } from '../clock.ts';
 
 /**
  * The worker's Kafka transaction as one guarded state machine. Every transactional call the runtime
@@ -111,12 +112,22 @@ export interface TransactionSession {
 
 export class Transaction {
   #state: TransactionState = 'uninitialised';
+  #lastEndMs: number | undefined;
 
   constructor(
     private readonly session: TransactionSession,
     /** Bounds the wait for a native call still pending before an abort. */
     private readonly apiTimeoutMs: number,
+    private readonly clock: Pick<Clock, 'now'> = systemClock,
   ) {}
+
+  /**
+   * How long the latest commit or abort call took, in-place retries included (undefined before
+   * the first). A coordinator that moved while the call ran makes it last seconds.
+   */
+  get lastEndMs(): number | undefined {
+    return this.#lastEndMs;
+  }
 
   get state(): TransactionState {
     return this.#state;
@@ -165,13 +176,17 @@ export class Transaction {
 
   commit(): Promise<void> {
     const s = this.session;
-    return this.#call('commit', () =>
-      s.retryInPlace('commit-transaction', () => s.producer.commitTransaction()),
+    return this.#timedEnd(() =>
+      this.#call('commit', () => s.retryInPlace('commit-transaction', () => s.producer.commitTransaction())),
     );
   }
 
   abort(): Promise<void> {
     const s = this.session;
+    return this.#timedEnd(() => this.#abort(s));
+  }
+
+  #abort(s: TransactionSession): Promise<void> {
     return this.#call('abort', async () => {
       // A commit whose JS guard gave up may still run in librdkafka: an abort now fails with
       // _CONFLICT (seen on shutdown, leaving the transaction open); wait for it, bounded.
@@ -180,6 +195,15 @@ export class Transaction {
       // (planRecovery): it goes to the abort's failure plan at once.
       await s.retryInPlace('abort-transaction', () => s.producer.abortTransaction());
     });
+  }
+
+  async #timedEnd(end: () => Promise<void>): Promise<void> {
+    const started = this.clock.now();
+    try {
+      await end();
+    } finally {
+      this.#lastEndMs = this.clock.now() - started;
+    }
   }
 
   #guard(call: TransactionCall): Transition {

@@ -144,7 +144,7 @@ export class TransactionalWorker {
       stores,
       committedFloor,
       lifecycle: new WorkerLifecycle(this.log),
-      txn: new Transaction(session, options.kafka.apiTimeoutMs),
+      txn: new Transaction(session, options.kafka.apiTimeoutMs, clock),
       inFlight: new InFlight(),
       progress: new WorkerProgress(clock.now()),
     };

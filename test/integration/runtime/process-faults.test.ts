@@ -155,6 +155,12 @@ describe('worker process faults', () => {
         zombieRecoveries.filter((r) => r.startsWith('loop:fenced:')),
         ['loop:fenced:stop'],
       );
+      // Nor at an abort (a revoked batch): a new producer there would fence the successor in turn.
+      assert.deepEqual(
+        zombieRecoveries.filter((r) => r.endsWith(':recreate-producer')),
+        [],
+        zombieRecoveries.join(', '),
+      );
       await assertExactlyOnce(bootstrap, { input, output, group, expected: 1_000, timeoutMs: 120_000 });
       assert.equal(successor.status().state, 'running');
       await successor.stop();

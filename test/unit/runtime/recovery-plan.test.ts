@@ -138,8 +138,8 @@ describe('planRecovery in the loop', () => {
       assert.match(stopReason(planRecovery(err(name, 'commit-transaction'), ctx)), /zombie/);
   });
 
-  it('under transaction version 2, recreates the producer after the first fence on a commit (a retried end the broker can mistake for a zombie)', () => {
-    const v2 = { ...ctx, endBumpsEpoch: true, recentEndFences: 1 };
+  it('under transaction version 2, recreates the producer after the first fence on a commit that took seconds (a retried end the broker can mistake for a zombie)', () => {
+    const v2 = { ...ctx, endBumpsEpoch: true, recentEndFences: 1, endCallMs: 8_000 };
     const p = planRecovery(err('_FENCED', 'commit-transaction', { isFatal: true }), v2);
     assert.deepEqual(action(p), { type: 'recreate-producer', why: 'fenced-end' });
     assert.deepEqual(p.steps, ['close-producer', 'start-producer', 'reset-consumer']);
@@ -148,8 +148,8 @@ describe('planRecovery in the loop', () => {
     assert.equal(p.onStepFailure, 'replan');
   });
 
-  it('under transaction version 2, a fenced abort gets a new producer once (an abort is a transaction end too), then stops', () => {
-    const v2 = { ...ctx, situation: 'abort' as const, endBumpsEpoch: true };
+  it('under transaction version 2, a fenced abort that took seconds gets a new producer once (an abort is a transaction end too), then stops', () => {
+    const v2 = { ...ctx, situation: 'abort' as const, endBumpsEpoch: true, endCallMs: 8_000 };
     const e = err('_FENCED', 'abort-transaction', { isFatal: true });
     const p = planRecovery(e, { ...v2, recentEndFences: 1 });
     assert.deepEqual(action(p), { type: 'recreate-producer', why: 'fenced-end' });
@@ -159,10 +159,31 @@ describe('planRecovery in the loop', () => {
     assert.match(stopReason(second), /zombie/);
     assert.deepEqual(second.steps, ['close-producer']);
     assert.match(stopReason(planRecovery(e, { ...v2, endBumpsEpoch: false, recentEndFences: 1 })), /zombie/);
+    // The abort of a worker that already stops (a zombie found in the loop) never starts a producer:
+    // it would fence the instance that fenced this one.
+    const stopping = planRecovery(e, { ...v2, recentEndFences: 1, stopping: true });
+    assert.match(stopReason(stopping), /zombie/);
+    assert.deepEqual(stopping.steps, ['close-producer']);
+  });
+
+  it('under transaction version 2, a fence on an end answered at once is a zombie (retries take seconds)', () => {
+    const v2 = { ...ctx, endBumpsEpoch: true, recentEndFences: 1 };
+    for (const op of ['commit-transaction', 'abort-transaction'] as const)
+      for (const endCallMs of [undefined, 40, 2_999])
+        assert.match(
+          stopReason(
+            planRecovery(err('_FENCED', op), {
+              ...v2,
+              situation: op === 'abort-transaction' ? 'abort' : 'loop',
+              ...(endCallMs === undefined ? {} : { endCallMs }),
+            }),
+          ),
+          /zombie/,
+        );
   });
 
   it('under transaction version 2, a second fence on a commit within the window, or a fence anywhere else, is a zombie', () => {
-    const v2 = { ...ctx, endBumpsEpoch: true };
+    const v2 = { ...ctx, endBumpsEpoch: true, endCallMs: 8_000 };
     assert.match(
       stopReason(planRecovery(err('_FENCED', 'commit-transaction'), { ...v2, recentEndFences: 2 })),
       /zombie/,

@@ -5,7 +5,7 @@ import { code } from '../../../src/kafka/error-codes.ts';
 import { KafkaError } from '../../../src/kafka/kafka-error.ts';
 import type { WorkerOptions } from '../../../src/runtime/index.ts';
 import { FAKE_KAFKA_OPTIONS, copyStage, fakeWorker } from '../../support/fake-worker.ts';
-import { raw } from '../../support/worker-fakes.ts';
+import { raw, type FakeClock, type FakeProducer } from '../../support/worker-fakes.ts';
 
 const IN = 'loop-in';
 
@@ -18,6 +18,20 @@ function setUp(records = 3, extra: Partial<WorkerOptions> = {}) {
     ...extra,
   });
   return { ...setup, recoveries };
+}
+
+/** The producer's commits and aborts take 8 s, as an end retried after a coordinator failover does. */
+function retriedEnds(producer: FakeProducer, clock: FakeClock): void {
+  const commit = producer.commitTransaction.bind(producer);
+  const abort = producer.abortTransaction.bind(producer);
+  producer.commitTransaction = () => {
+    clock.advance(8_000);
+    return commit();
+  };
+  producer.abortTransaction = () => {
+    clock.advance(8_000);
+    return abort();
+  };
 }
 
 function kafkaError(kind: 'authorization' | 'config', name: string): KafkaError {
@@ -150,10 +164,11 @@ describe('the worker loop, one step at a time on fake clients', () => {
 
   it('under transaction version 2 a commit fenced once gets a new producer and the batch again; a second fence stops the zombie', async () => {
     // Version 2 is the default when the options name none.
-    const { kafka, worker, recoveries } = setUp(20);
+    const { kafka, worker, recoveries, clock } = setUp(20);
     const fenced = () => raw(code('_FENCED'), 'fenced by a newer instance', { isFatal: true });
     kafka.nextProducerFaults.push({ commitTransaction: fenced() });
     await worker.start({ loop: false });
+    retriedEnds(kafka.producers[0]!, clock);
     await worker.step();
     await worker.step();
     assert.deepEqual(
@@ -170,6 +185,7 @@ describe('the worker loop, one step at a time on fake clients', () => {
       Array.from({ length: 10 }, (_, i) => `v${i}`),
     );
     kafka.producers[1]!.faults.commitTransaction = fenced();
+    retriedEnds(kafka.producers[1]!, clock);
     await worker.step();
     await worker.step();
     const s = worker.status();
@@ -180,13 +196,14 @@ describe('the worker loop, one step at a time on fake clients', () => {
     await worker.stop();
   });
 
-  it('under transaction version 2 a fenced abort gets a new producer once, and the batch is committed by it', async () => {
-    const { kafka, worker, recoveries } = setUp(10);
+  it('under transaction version 2 a fenced abort that took seconds gets a new producer once, and the batch is committed by it', async () => {
+    const { kafka, worker, recoveries, clock } = setUp(10);
     kafka.nextProducerFaults.push({
       sendOffsets: raw(code('CONCURRENT_TRANSACTIONS'), 'abortable', { isTxnRequiresAbort: true }),
       abortTransaction: raw(code('_FENCED'), 'fenced by a newer instance', { isFatal: true }),
     });
     await worker.start({ loop: false });
+    retriedEnds(kafka.producers[0]!, clock);
     await worker.step();
     assert.deepEqual(
       recoveries.map((r) => [r.situation ?? 'loop', r.kind, r.action, r.steps]),
@@ -203,18 +220,29 @@ describe('the worker loop, one step at a time on fake clients', () => {
     await worker.stop();
   });
 
-  it('under transaction version 1 a fenced commit stops the worker at once', async () => {
-    const { kafka, worker } = setUp(20, { kafka: { ...FAKE_KAFKA_OPTIONS, transactionVersion: 1 } });
-    kafka.nextProducerFaults.push({
-      commitTransaction: raw(code('_FENCED'), 'fenced by a newer instance', { isFatal: true }),
+  for (const [title, version, slow] of [
+    ['under transaction version 1 a fenced commit stops the worker at once, however long it took', 1, true],
+    [
+      'under transaction version 2 a commit fenced at once (a zombie, not a retry) stops the worker',
+      2,
+      false,
+    ],
+  ] as const)
+    it(title, async () => {
+      const { kafka, worker, clock } = setUp(20, {
+        kafka: { ...FAKE_KAFKA_OPTIONS, transactionVersion: version },
+      });
+      kafka.nextProducerFaults.push({
+        commitTransaction: raw(code('_FENCED'), 'fenced by a newer instance', { isFatal: true }),
+      });
+      await worker.start({ loop: false });
+      if (slow) retriedEnds(kafka.producers[0]!, clock);
+      await worker.step();
+      await worker.step();
+      assert.match(worker.status().failure ?? '', /zombie/);
+      assert.equal(kafka.producers.length, 1);
+      await worker.stop();
     });
-    await worker.start({ loop: false });
-    await worker.step();
-    await worker.step();
-    assert.match(worker.status().failure ?? '', /zombie/);
-    assert.equal(kafka.producers.length, 1);
-    await worker.stop();
-  });
 
   it('a retriable consume failure is retried in place: no abort, no seek, no new client', async () => {
     const { kafka, worker, recoveries } = setUp(2);
