@@ -57,9 +57,8 @@ function runCoordinators(ctx: ScenarioContext) {
   }).catch(() => []);
 }
 
-/** The nodes ordered by how many of the run's coordinators of `kind` they host, most first. */
-async function byCoordinators(ctx: ScenarioContext, kind?: 'group' | 'transaction'): Promise<number[]> {
-  const coordinators = (await runCoordinators(ctx)).filter((c) => kind === undefined || c.kind === kind);
+/** The cluster's nodes ordered by how many of `coordinators` they host, most first. */
+function byCoordinators(ctx: ScenarioContext, coordinators: readonly { node: number }[]): number[] {
   const hosted = (id: number) => coordinators.filter((c) => c.node === id).length;
   return [...cluster(ctx).nodeIds()].sort((a, b) => hosted(b) - hosted(a));
 }
@@ -136,7 +135,7 @@ export const brokerFaultScenarios: readonly Scenario[] = [
       // first, so the coordinator failover happens under full load.
       const coordinators = await runCoordinators(ctx);
       const hosted = (id: number) => coordinators.filter((c) => c.node === id);
-      for (const id of await byCoordinators(ctx)) {
+      for (const id of byCoordinators(ctx, coordinators)) {
         const gated = await progressGate(ctx, 0.1);
         const roles = hosted(id);
         const what =
@@ -160,7 +159,8 @@ export const brokerFaultScenarios: readonly Scenario[] = [
       // exactly once must hold across it. The leaders move, so the node is chosen anew each time.
       for (let i = 1; i <= COORDINATOR_PAUSES; i += 1) {
         const gated = await progressGate(ctx, 0.08);
-        const [node] = await byCoordinators(ctx, 'transaction');
+        const transactions = (await runCoordinators(ctx)).filter((c) => c.kind === 'transaction');
+        const [node] = byCoordinators(ctx, transactions);
         await ctx.fault(
           'broker-sigstop',
           `node ${node} (transaction coordinator, pause ${i})`,

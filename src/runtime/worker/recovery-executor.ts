@@ -110,8 +110,8 @@ export class RecoveryExecutor {
       endBumpsEpoch:
         ctx.o.mode === 'exactly-once' &&
         (ctx.o.kafka.transactionVersion ?? DEFAULT_TRANSACTION_VERSION) === 2,
-      // Counted where the fence is recovered from: a commit's in the loop, an abort's at the abort.
       endCallMs: ctx.txn.lastEndMs,
+      // Counted where the fence is recovered from: a commit's in the loop, an abort's at the abort.
       recentEndFences:
         err.kind === 'fenced' && isTransactionEnd(err) && (situation === 'loop' || situation === 'abort')
           ? this.#endFences.add('end')

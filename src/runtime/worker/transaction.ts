@@ -122,8 +122,8 @@ export class Transaction {
   ) {}
 
   /**
-   * How long the latest commit or abort call took, in-place retries included (undefined before
-   * the first). A coordinator that moved while the call ran makes it last seconds.
+   * How long the latest commit or abort call to Kafka took, in-place retries included (undefined
+   * before the first). A coordinator that moved while the call ran makes it last seconds.
    */
   get lastEndMs(): number | undefined {
     return this.#lastEndMs;
@@ -176,24 +176,21 @@ export class Transaction {
 
   commit(): Promise<void> {
     const s = this.session;
-    return this.#timedEnd(() =>
-      this.#call('commit', () => s.retryInPlace('commit-transaction', () => s.producer.commitTransaction())),
+    return this.#call('commit', () =>
+      this.#timedEnd(() => s.retryInPlace('commit-transaction', () => s.producer.commitTransaction())),
     );
   }
 
   abort(): Promise<void> {
     const s = this.session;
-    return this.#timedEnd(() => this.#abort(s));
-  }
-
-  #abort(s: TransactionSession): Promise<void> {
     return this.#call('abort', async () => {
       // A commit whose JS guard gave up may still run in librdkafka: an abort now fails with
       // _CONFLICT (seen on shutdown, leaving the transaction open); wait for it, bounded.
       await s.producer.whenIdle?.(this.apiTimeoutMs);
       // An abort that conflicts with a commit librdkafka still runs is not retried in place
-      // (planRecovery): it goes to the abort's failure plan at once.
-      await s.retryInPlace('abort-transaction', () => s.producer.abortTransaction());
+      // (planRecovery): it goes to the abort's failure plan at once. Only the abort itself is timed:
+      // waiting for such a commit is no sign of a coordinator that moved.
+      await this.#timedEnd(() => s.retryInPlace('abort-transaction', () => s.producer.abortTransaction()));
     });
   }
 
