@@ -59,6 +59,7 @@ export const LANES: Readonly<Record<string, Lane>> = {
   'test/integration/kafka/stranded-clients.test.ts': 'own',
   'test/integration/runtime/broker-faults.test.ts': 'own',
   'test/integration/runtime/reconnect-outage.test.ts': 'own',
+  'test/integration/runtime/coordinator-failover.test.ts': 'own',
   'test/integration/dev/restart-single-node.test.ts': 'own',
   // A private broker, and the run-wide ClickHouse under a database of its own.
   'test/integration/monitoring/agent-kafka-faults.test.ts': 'shared',
@@ -101,6 +102,7 @@ export const HEAVY: ReadonlySet<string> = new Set([
   'test/integration/bench/pipeline-bench.test.ts',
   'test/integration/dashboard/live-demo.test.ts',
   'test/integration/dev/local-cluster.test.ts',
+  'test/integration/runtime/coordinator-failover.test.ts',
   'test/integration/pipeline/replay-speed.test.ts',
   'test/integration/record-errors/redelivery.test.ts',
   'test/integration/runtime/broker-down-readiness.test.ts',
