@@ -293,12 +293,12 @@ function recreateProducer(why: RecreateReason): RecoveryPlan {
 const RETRIED_END_MS = 3_000;
 
 /**
- * Under transaction protocol version 2 every EndTxn (commit or abort) bumps the producer epoch, and
- * the coordinator recognises a retried EndTxn by the epoch it bumped from. Kafka 4.1 keeps that epoch
- * in memory only: when the coordinator moves while an EndTxn is in flight (a transaction
- * coordinator stopped for 8 s, `coordinator-sigstop` in the chaos suite), librdkafka's retry reaches
- * the new coordinator, which answers PRODUCER_FENCED although no other instance exists and the
- * transaction did end. Such an end took seconds; a zombie's is refused at once, and giving a zombie
+ * Under transaction protocol version 2 every EndTxn (commit or abort) bumps the producer epoch. In
+ * the 3-broker chaos runs (a transaction coordinator stopped for 8 s) a commit and an abort came back
+ * PRODUCER_FENCED although no other instance existed. What the broker did there is not known: an
+ * EndTxn retried at the new coordinator after a failover put exactly between its record and its
+ * answer, or sent to a coordinator stopped past the broker session, is answered as the retry it is
+ * (test/integration/runtime/coordinator-failover.test.ts). Such an end took seconds; a zombie's is refused at once, and giving a zombie
  * a new producer would fence the live instance (a zombie whose batch was revoked aborts, and is
  * fenced there). So a fence is taken for the broker's mistake only on an end that lasted
  * RETRIED_END_MS, once per window: a new producer resolves it as it resolves any end of unknown

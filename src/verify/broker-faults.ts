@@ -153,10 +153,10 @@ export const brokerFaultScenarios: readonly Scenario[] = [
     abortRatio: ABORT_ONE_IN_THREE,
     loadSeconds: () => 200,
     run: async (ctx) => {
-      // Under transaction protocol version 2, a commit the stopped coordinator had written but not
-      // answered is retried at its successor, which Kafka 4.1 can answer with a fence (its retry
-      // check needs an epoch it kept only in memory): the runtime's answer is a new producer, and
-      // exactly once must hold across it. The leaders move, so the node is chosen anew each time.
+      // Ends in flight at the stopped coordinator are retried at its successor; under transaction
+      // protocol version 2 such an end once came back fenced here, and the runtime's answer is a
+      // new producer: exactly once must hold across it. The leaders move, so the node is chosen
+      // anew each time.
       for (let i = 1; i <= COORDINATOR_PAUSES; i += 1) {
         const gated = await progressGate(ctx, 0.08);
         const transactions = (await runCoordinators(ctx)).filter((c) => c.kind === 'transaction');
