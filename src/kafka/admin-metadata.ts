@@ -85,9 +85,16 @@ export class MetadataClient {
 
   close(): void {
     // Only a connected client is disconnected: the binding releases one whose connect failed
-    // itself, and disconnecting it again throws ("Producer not connected").
+    // itself, and disconnecting it again throws ("Producer not connected"), as it does for a client
+    // the binding released after a broker outage.
     void this.#ready?.then(
-      () => this.#client.disconnect(),
+      () => {
+        try {
+          this.#client.disconnect();
+        } catch {
+          // Already released.
+        }
+      },
       () => undefined,
     );
   }

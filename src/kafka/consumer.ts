@@ -30,6 +30,11 @@ export interface GroupMetadataSource {
 export interface ConsumerPort extends GroupMetadataSource {
   connect(timeoutMs: number): Promise<void>;
   subscribe(topics: string[]): void;
+  /**
+   * Adds these partitions, read from these offsets (offset < 0: the beginning), to what the client
+   * reads without joining the group: a reader that no coordinator can stall.
+   */
+  assign(partitions: TopicPartitionOffset[]): void;
   /** Up to `max` records, waiting at most `timeoutMs`; also serves rebalance callbacks and errors. */
   consume(max: number, timeoutMs: number): Promise<FetchedRecord[]>;
   assignment(): TopicPartition[];
@@ -141,6 +146,15 @@ export function createConsumer(
     subscribe(topics) {
       try {
         native.subscribe(topics);
+      } catch (e) {
+        throw classifyKafkaError(e, 'consume');
+      }
+    },
+    assign(partitions) {
+      try {
+        native.incrementalAssign(
+          partitions.map((p) => ({ ...p, offset: p.offset < 0 ? OFFSET_BEGINNING : p.offset })),
+        );
       } catch (e) {
         throw classifyKafkaError(e, 'consume');
       }

@@ -21,14 +21,15 @@ export function toSeen(r: FetchedRecord): SeenRecord {
 }
 
 function readCommittedConsumer(bootstrap: string, name: string): RecordReader {
-  // A long session: the reader must ride through broker faults without losing its assignment.
-  return createReadCommittedReader({ bootstrap, clientId: name, sessionTimeoutMs: 30_000 });
+  // By assignment: the faults move and stop group coordinators, and a reader in a group stalled
+  // across such a move while the workers went on.
+  return createReadCommittedReader({ bootstrap, clientId: name, byAssignment: true });
 }
 
 /**
- * A read_committed reader of the output topic that runs while the faults happen. It never commits
- * offsets, so a rebalance makes it read from the start again; records are keyed by position, so
- * such re-reads are not counted as duplicates (the same sequence at two offsets is).
+ * A read_committed reader of the output topic that runs while the faults happen. Records are keyed
+ * by position, so a replaced client's re-reads are not counted as duplicates (the same sequence at
+ * two offsets is).
  */
 export class ConcurrentReader {
   readonly records = new Map<string, SeenRecord>();

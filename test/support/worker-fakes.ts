@@ -96,6 +96,7 @@ export class FakeConsumer implements ConsumerPort {
     return Promise.resolve();
   }
   subscribe(): void {}
+  assign(): void {}
   consume(max: number): Promise<FetchedRecord[]> {
     if (this.consumeFault) {
       const fault = this.consumeFault;
