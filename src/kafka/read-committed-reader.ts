@@ -95,10 +95,7 @@ class ReadCommittedReader implements RecordReader {
   }
 
   async consume(max: number, timeoutMs: number): Promise<FetchedRecord[]> {
-    if (this.#stranded) {
-      await this.#replace();
-      this.#checkAt = 0;
-    }
+    if (this.#stranded) await this.#replace();
     if (this.o.byAssignment && Date.now() >= this.#checkAt) await this.#assignAll();
     let records: FetchedRecord[];
     try {
@@ -125,8 +122,10 @@ class ReadCommittedReader implements RecordReader {
     this.#consumer = this.#create();
     await this.#consumer.connect(this.#connectTimeoutMs);
     // By assignment, the next consume assigns the new client every partition again.
-    if (this.o.byAssignment) this.#assigned = new Set();
-    else if (this.#topics.length > 0) this.#consumer.subscribe(this.#topics);
+    if (this.o.byAssignment) {
+      this.#assigned = new Set();
+      this.#checkAt = 0;
+    } else if (this.#topics.length > 0) this.#consumer.subscribe(this.#topics);
   }
 
   /** Assigns the partitions of the topics not assigned yet, each from the next offset not handed out. */
