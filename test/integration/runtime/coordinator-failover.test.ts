@@ -230,59 +230,36 @@ for (const version of [2, 1] as const)
     },
   );
 
-test(
-  'transaction protocol version 2: the coordinator is stopped (SIGSTOP) past the broker session with a commit unanswered, then resumed: the worker goes on, every record once',
-  { timeout: 300_000 },
-  async (t) => {
-    try {
-      const { recoveries } = await midCommit(
-        t,
-        'stopped-v2',
-        2,
-        (p) => cluster.pauseNode(p.coordinator),
-        async (p) => {
-          await sleep(8_000);
-          cluster.resumeNode(p.coordinator);
-        },
-      );
-      // The resumed node answers NOT_COORDINATOR, and the client retries at the successor.
-      assert.deepEqual(
-        beyondRejoining(recoveries),
-        [],
-        'the commit in flight completed by itself, and nothing else waited',
-      );
-    } finally {
-      await restoreCluster();
-    }
-  },
-);
-
-test(
-  'transaction protocol version 2: the coordinator is stopped (SIGSTOP) past the broker session with an abort unanswered, then resumed: the worker goes on, every record once',
-  { timeout: 300_000 },
-  async (t) => {
-    try {
-      const { recoveries } = await midCommit(
-        t,
-        'stopped-abort-v2',
-        2,
-        (p) => {
-          cluster.pauseNode(p.coordinator);
-          throw syntheticKafkaError('_STATE', 'commit-transaction', { isTxnRequiresAbort: true });
-        },
-        async (p) => {
-          await sleep(8_000);
-          cluster.resumeNode(p.coordinator);
-        },
-      );
-      // Only the rewind the injected error asked for: the abort itself needed nothing.
-      assert.deepEqual(
-        beyondRejoining(recoveries).map((r) => [r.code, r.action]),
-        [['_STATE', 'rewind']],
-        'the abort in flight completed by itself, and nothing else waited',
-      );
-    } finally {
-      await restoreCluster();
-    }
-  },
-);
+// The resumed node answers NOT_COORDINATOR, and the client retries the end at the successor. An
+// abort is the end when the worker's `beforeCommit` fails (an injected `_STATE`): the only recovery
+// then is the rewind that error asks for.
+for (const end of ['commit', 'abort'] as const)
+  test(
+    `transaction protocol version 2: the coordinator is stopped (SIGSTOP) past the broker session with ${end === 'commit' ? 'a commit' : 'an abort'} unanswered, then resumed: the worker goes on, every record once`,
+    { timeout: 300_000 },
+    async (t) => {
+      try {
+        const { recoveries } = await midCommit(
+          t,
+          `stopped-${end}-v2`,
+          2,
+          (p) => {
+            cluster.pauseNode(p.coordinator);
+            if (end === 'abort')
+              throw syntheticKafkaError('_STATE', 'commit-transaction', { isTxnRequiresAbort: true });
+          },
+          async (p) => {
+            await sleep(8_000);
+            cluster.resumeNode(p.coordinator);
+          },
+        );
+        assert.deepEqual(
+          beyondRejoining(recoveries).map((r) => [r.code, r.action]),
+          end === 'commit' ? [] : [['_STATE', 'rewind']],
+          `the ${end} in flight completed by itself, and nothing else waited`,
+        );
+      } finally {
+        await restoreCluster();
+      }
+    },
+  );
