@@ -181,9 +181,15 @@ async function midCommit(
 const beyondRejoining = (recoveries: readonly Recovery[]) =>
   recoveries.filter((r) => r.kind !== 'membership');
 
-/** Starts every node that a test stopped, and waits until each is back in every ISR. */
+/**
+ * Resumes every node a test paused and starts every node it killed (also when the test failed
+ * half-way), and waits until each is back in every ISR.
+ */
 async function restoreCluster(): Promise<void> {
-  for (const id of cluster.nodeIds()) if (!cluster.isNodeRunning(id)) await cluster.startNode(id);
+  for (const id of cluster.nodeIds()) {
+    if (cluster.nodeState(id) === 'stopped') cluster.resumeNode(id);
+    if (!cluster.isNodeRunning(id)) await cluster.startNode(id);
+  }
   await waitFor(
     async () =>
       (await describePartitions(bootstrap, 10_000)).partitions.every(
