@@ -96,7 +96,7 @@ class ReadCommittedReader implements RecordReader {
 
   async consume(max: number, timeoutMs: number): Promise<FetchedRecord[]> {
     if (this.#stranded) await this.#replace();
-    if (this.o.byAssignment && Date.now() >= this.#checkAt) await this.#assignAll();
+    if (this.o.byAssignment && Date.now() >= this.#checkAt) await this.#assignNew();
     let records: FetchedRecord[];
     try {
       records = await this.#consumer.consume(max, timeoutMs);
@@ -129,7 +129,7 @@ class ReadCommittedReader implements RecordReader {
   }
 
   /** Assigns the partitions of the topics not assigned yet, each from the next offset not handed out. */
-  async #assignAll(): Promise<void> {
+  async #assignNew(): Promise<void> {
     this.#checkAt = Date.now() + PARTITION_CHECK_MS;
     this.#admin ??= createAdmin(this.o.bootstrap, `${this.o.clientId}-metadata`);
     let counts: Map<string, number>;
