@@ -1,4 +1,9 @@
-import { tpKey, type TopicPartition, type TopicPartitionOffset } from '../kafka/records.ts';
+import {
+  tpKey,
+  type FetchedRecord,
+  type TopicPartition,
+  type TopicPartitionOffset,
+} from '../kafka/records.ts';
 
 /**
  * The input offsets this worker committed, per partition: a floor under every rewind.
@@ -11,6 +16,10 @@ import { tpKey, type TopicPartition, type TopicPartitionOffset } from '../kafka/
  * 2,000 records of its first two transactions a second time after an abort mid-span, as if the
  * group had reported no offsets. After a partition moves away and back the group's offset has only
  * gone forward, so a floor from an earlier assignment is still below it, and kept.
+ *
+ * The same holds for every position the client takes by itself (an assignment's committed offset,
+ * an offset reset): a fetched record below the floor is one this worker already committed, and
+ * {@link screen} keeps it from being processed again.
  */
 export class CommittedFloor {
   readonly #floors = new Map<string, number>();
@@ -41,5 +50,28 @@ export class CommittedFloor {
       return { ...r, offset: floor };
     });
     return { positions, raised };
+  }
+
+  /**
+   * Splits a fetched batch. A partition with any record below its floor was positioned below this
+   * worker's own commit (a client that reset its offset reads "from the beginning"): none of its
+   * records is processed, and `below` says where to seek it (the records above the floor in this
+   * batch come again after that seek). Every other record is kept, in order.
+   */
+  screen(records: FetchedRecord[]): {
+    kept: FetchedRecord[];
+    below: { position: TopicPartitionOffset; fetched: number }[];
+  } {
+    const below = new Map<string, { position: TopicPartitionOffset; fetched: number }>();
+    for (const r of records) {
+      const floor = this.of(r);
+      if (floor === undefined || r.offset >= floor || below.has(tpKey(r))) continue;
+      below.set(tpKey(r), {
+        position: { topic: r.topic, partition: r.partition, offset: floor },
+        fetched: r.offset,
+      });
+    }
+    if (below.size === 0) return { kept: records, below: [] };
+    return { kept: records.filter((r) => !below.has(tpKey(r))), below: [...below.values()] };
   }
 }

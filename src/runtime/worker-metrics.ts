@@ -10,6 +10,7 @@ export class WorkerMetrics {
   readonly epoch: Gauge;
   readonly maxPollExceeded: Counter;
   readonly staleBatches: Counter;
+  readonly belowCommit: Counter;
   readonly discardedOutputs: Counter;
   readonly deadLetters: Counter<'error_kind'>;
   readonly reconnectAttempts: Counter;
@@ -65,6 +66,11 @@ export class WorkerMetrics {
     this.staleBatches = new Counter({
       name: `${p}stale_batches_total`,
       help: 'Batches discarded as stale before a transaction',
+      registers: r,
+    });
+    this.belowCommit = new Counter({
+      name: `${p}positions_below_commit_total`,
+      help: "Partitions the client positioned below this worker's own commit, sought back to it",
       registers: r,
     });
     this.discardedOutputs = new Counter({

@@ -123,6 +123,10 @@ export class FakeConsumer implements ConsumerPort {
     const offset = this.reportedCommitted ?? this.topic.committed;
     return Promise.resolve(partitions.map((tp) => ({ ...tp, offset })));
   }
+  /** The client moves its position by itself (an offset reset), as no call of the worker did. */
+  resetPosition(offset: number): void {
+    this.#position = offset;
+  }
   seek(position: TopicPartitionOffset): Promise<void> {
     this.seeks.push(position);
     this.#position = position.offset;

@@ -307,6 +307,10 @@ export class RecoveryExecutor {
         { event: 'rewind-floor', raised },
         'kafka: the group reported committed offsets below those this worker committed; rewinding to its own',
       );
+    ctx.log.debug(
+      { event: 'rewind', positions: positions.map((c) => `${tpKey(c)}@${c.offset}`) },
+      'kafka: rewound',
+    );
     for (const c of positions) await s.consumer.seek(c, ctx.o.kafka.apiTimeoutMs);
   }
 

@@ -151,7 +151,8 @@ export class WorkerLoop {
     await new Promise<void>((resolve) => setImmediate(resolve));
     const epoch = ctx.epochs.current;
     this.recovery.throwPending();
-    const fetched = ctx.holds.admit(ctx.stores ? ctx.stores.admit(all) : all);
+    const above = await this.#aboveCommit(all);
+    const fetched = ctx.holds.admit(ctx.stores ? ctx.stores.admit(above) : above);
     this.#sampleLag();
     if (fetched.length === 0) return this.#committer.flush?.();
     ctx.metrics.batchSize.observe(fetched.length);
@@ -169,6 +170,25 @@ export class WorkerLoop {
       // dropped with the batch (stale, rewound, failed).
       ctx.stores?.endBatch();
     }
+  }
+
+  /**
+   * Records this worker already committed are never processed again, wherever the client's
+   * position came from: a partition fetched below the commit is sought back to it.
+   */
+  async #aboveCommit(all: FetchedRecord[]): Promise<FetchedRecord[]> {
+    const ctx = this.ctx;
+    const { kept, below } = ctx.committedFloor.screen(all);
+    for (const b of below) {
+      ctx.metrics.belowCommit.inc();
+      ctx.log.warn(
+        { event: 'below-commit', partition: tpKey(b.position), fetched: b.fetched, floor: b.position.offset },
+        'kafka: the consumer fetched records this worker had already committed (its position was reset ' +
+          'below the commit); they are skipped and the partition is sought back to the commit',
+      );
+      await ctx.session.consumer.seek(b.position, ctx.o.kafka.apiTimeoutMs);
+    }
+    return kept;
   }
 
   async #processBatch(fetched: FetchedRecord[], epoch: number, parts: TopicPartition[]): Promise<void> {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createAdmin } from '../../../src/kafka/admin.ts';
+import type { ConsumerPort } from '../../../src/kafka/consumer.ts';
 import type { FetchedRecord } from '../../../src/kafka/records.ts';
 import { defaultClients } from '../../../src/runtime/kafka-session.ts';
 import type { Stage } from '../../../src/runtime/stage.ts';
@@ -122,6 +123,42 @@ describe('exactly-once state stores on a real broker: aborts, restarts, timers',
       if (midSpan) return;
     }
     assert.fail(`no aborted transaction held outputs of more than one batch: ${JSON.stringify(seen)}`);
+  });
+
+  test('a consumer repositioned to the beginning without the worker asking (an offset reset) commits nothing twice', async () => {
+    // In CI, after an abort in the middle of a span, both inputs were consumed again from offset 0
+    // even once the rewind went no lower than the worker's own commit: the client took that position
+    // by itself. Here the real consumer is sought to 0 from outside, right after the second commit.
+    const input = uniqueTopic('reset-in');
+    const output = uniqueTopic('reset-out');
+    const group = uniqueGroup('reset');
+    await createTopics(bootstrap, [input, output], 2);
+    await seed(bootstrap, input, 0, 3_000);
+    let consumer: ConsumerPort | undefined;
+    const clients = {
+      ...defaultClients,
+      consumer: (...a: Parameters<typeof defaultClients.consumer>) =>
+        (consumer = defaultClients.consumer(...a)),
+    };
+    let commits = 0;
+    const w = worker(countingStage(input, output, group), '0', {
+      clients,
+      commitInterval: { maxMs: 60_000, maxRecords: 1_000 },
+      hooks: {
+        afterCommit: async () => {
+          if ((commits += 1) !== 2) return;
+          for (const partition of [0, 1])
+            await consumer!.seek({ topic: input, partition, offset: 0 }, 10_000);
+        },
+      },
+    });
+    await w.start();
+    await assertSums(output, group, 3_000, input);
+    assert.ok(
+      (await metric(w.metrics.registry, 'hamstring_worker_positions_below_commit_total', {})) >= 1,
+      'the records fetched below the commit were recognised and skipped',
+    );
+    await w.stop();
   });
 
   test('a commit whose outcome stays unknown restores the stores anew: nothing lost or doubled', async () => {

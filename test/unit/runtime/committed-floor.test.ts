@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { FetchedRecord } from '../../../src/kafka/records.ts';
 import { CommittedFloor } from '../../../src/runtime/committed-floor.ts';
 
 test('the floor is the highest offset committed per partition, and lifts only reports below it', () => {
@@ -21,4 +22,28 @@ test('the floor is the highest offset committed per partition, and lifts only re
     { topic: 't', partition: 2, offset: -1001 },
   ]);
   assert.deepEqual(raised, [{ partition: 't:0', reported: -1001, floor: 10 }]);
+});
+
+test('a batch is screened per partition: one record below the floor withholds all of its partition', () => {
+  const floor = new CommittedFloor();
+  floor.record([{ topic: 't', partition: 0, offset: 10 }]);
+  const rec = (partition: number, offset: number): FetchedRecord => ({
+    topic: 't',
+    partition,
+    offset,
+    key: null,
+    value: null,
+    timestamp: 0,
+    headers: {},
+  });
+  const batch = [rec(0, 8), rec(1, 3), rec(0, 9), rec(0, 10), rec(1, 4)];
+  const { kept, below } = floor.screen(batch);
+  assert.deepEqual(
+    kept.map((r) => `${r.partition}:${r.offset}`),
+    ['1:3', '1:4'],
+    'the partition without a floor is kept; t:0 comes again from its floor after the seek',
+  );
+  assert.deepEqual(below, [{ position: { topic: 't', partition: 0, offset: 10 }, fetched: 8 }]);
+  const above = [rec(0, 10), rec(0, 11)];
+  assert.equal(floor.screen(above).kept, above, 'a batch at or above the floor passes as it is');
 });

@@ -134,6 +134,34 @@ describe('the worker loop, one step at a time on fake clients', () => {
     await worker.stop();
   });
 
+  it("records the consumer fetched below the worker's own commit are skipped and the partition sought back: no duplicate", async () => {
+    const { kafka, worker, recoveries } = setUp(20);
+    await worker.start({ loop: false });
+    await worker.step();
+    assert.equal(kafka.topic.committed, 10);
+    // The client resets its position to the beginning by itself: no call of the worker moved it.
+    kafka.consumers[0]!.resetPosition(0);
+    await worker.step();
+    assert.deepEqual(
+      kafka.consumers[0]!.seeks,
+      [{ topic: IN, partition: 0, offset: 10 }],
+      'sought back to its own commit',
+    );
+    assert.equal(kafka.topic.committed, 10, 'the batch of committed records was not processed');
+    const counted = await worker.metrics.registry
+      .getSingleMetric('hamstring_worker_positions_below_commit_total')
+      ?.get();
+    assert.equal(counted?.values[0]?.value, 1, 'counted once');
+    for (let i = 0; i < 2; i += 1) await worker.step();
+    assert.equal(kafka.topic.committed, 20);
+    assert.deepEqual(
+      kafka.producers.flatMap((p) => p.committedOutputs).map((r) => String(r.value)),
+      Array.from({ length: 20 }, (_, i) => `v${i}`),
+    );
+    assert.deepEqual(recoveries, [], 'no recovery was needed');
+    await worker.stop();
+  });
+
   it('a failed abort leads to a new producer, then the batch is rewound and committed', async () => {
     const { kafka, worker, recoveries } = setUp(2);
     kafka.nextProducerFaults.push({
