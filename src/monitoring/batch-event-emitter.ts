@@ -249,12 +249,13 @@ function contains(outer: BatchPartition, inner: BatchPartition): boolean {
 }
 
 /**
- * The `reason` of a `recovered` row: the error, the planned action and its steps, the situation when
- * it was not the loop (a failed abort), and why the worker stopped when the plan stopped it.
+ * The `reason` of a `recovered` row: the error and the operation it failed, the planned action and
+ * its steps, the situation when it was not the loop (a failed abort), and why the worker stopped when
+ * the plan stopped it.
  */
 export function recoveryReason(info: Parameters<NonNullable<WorkerHooks['onRecovery']>>[0]): string {
   const steps = info.steps && info.steps.length > 0 ? ` [${info.steps.join(', ')}]` : '';
   const situation = info.situation ? ` after ${info.situation}` : '';
   const stopped = info.reason ? `: ${info.reason}` : '';
-  return `${info.kind} ${info.code}${situation}: ${info.action}${steps}${stopped}`;
+  return `${info.kind} ${info.code} on ${info.operation}${situation}: ${info.action}${steps}${stopped}`;
 }

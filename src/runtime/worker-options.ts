@@ -1,7 +1,7 @@
 import type { Logger } from '../observability/logger.ts';
 import type { ConsumerPort, RebalanceListener } from '../kafka/consumer.ts';
 import type { ConsumerSettings, ProducerSettings } from '../kafka/client-config.ts';
-import type { ErrorKind, KafkaError } from '../kafka/kafka-error.ts';
+import type { ErrorKind, KafkaError, KafkaOperation } from '../kafka/kafka-error.ts';
 import type { ProducerPort } from '../kafka/producer.ts';
 import type { AdminPort } from '../kafka/admin.ts';
 import type { BackOff } from './backoff.ts';
@@ -150,13 +150,16 @@ export interface WorkerHooks {
   /** A transaction was aborted; its outputs are discarded. */
   onAbort?(info: { reason: AbortReason; epoch: number; discardedOutputs: number }): void;
   /**
-   * A recovery ran: error kind, librdkafka code, the planned action and its steps; `situation` is
-   * `abort` when the plan was for a failed abort; `reason` is set when the plan stops the worker.
+   * A recovery ran: error kind, librdkafka code, the operation that failed, the planned action and
+   * its steps; `situation` is `abort` when the plan was for a failed abort; `reason` is set when the
+   * plan stops the worker.
    */
   onRecovery?(info: {
     kind: ErrorKind;
     /** librdkafka's code name, e.g. `_TRANSPORT`. */
     code: string;
+    /** The client call that failed (`send-offsets`, `commit-transaction`, `produce`, ...). */
+    operation: KafkaOperation;
     action: RecoveryAction['type'];
     epoch: number;
     steps?: readonly RecoveryStep[];

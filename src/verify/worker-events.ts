@@ -4,7 +4,7 @@ export type WorkerEvent =
   | { e: 'commit'; at: number; records: number; attempt: string }
   | { e: 'abort'; at: number; attempt: string }
   | { e: 'stall'; at: number; ms: number }
-  /** A recovery the worker ran: `what` is `<situation> <code> (<kind>) -> <action>`. */
+  /** A recovery the worker ran: `what` is `<situation> <code> (<kind>) on <operation> -> <action>`. */
   | { e: 'recovery'; at: number; what: string }
   | { e: 'unhealthy'; at: number; state: string; lastLoopAt: number }
   | { e: 'stopped'; at: number; failure?: string | undefined };

@@ -113,8 +113,12 @@ const worker = new TransactionalWorker({
     afterCommit: ({ records }) => {
       emit({ e: 'commit', at: Date.now(), records, attempt: `${attemptPrefix}/${attempt}` });
     },
-    onRecovery: ({ situation, code, kind, action }) => {
-      emit({ e: 'recovery', at: Date.now(), what: `${situation ?? 'loop'} ${code} (${kind}) -> ${action}` });
+    onRecovery: ({ situation, code, kind, operation, action }) => {
+      emit({
+        e: 'recovery',
+        at: Date.now(),
+        what: `${situation ?? 'loop'} ${code} (${kind}) on ${operation} -> ${action}`,
+      });
     },
   },
 });

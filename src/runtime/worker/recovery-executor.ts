@@ -352,6 +352,7 @@ export class RecoveryExecutor {
       ctx.hooks.onRecovery?.({
         kind: err.kind,
         code: err.codeName,
+        operation: err.operation,
         action: plan.type,
         epoch: ctx.epochs.current,
         steps: plan.steps,

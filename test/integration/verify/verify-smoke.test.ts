@@ -50,7 +50,7 @@ describe('hamstring verify (smoke)', () => {
     assert.equal(report.recordsOut, 5_000, summary);
     assert.ok(report.injectedAborts > 0, 'the abort hook aborted some transactions');
     assert.ok(
-      (report.workerRecoveries['loop _STATE (abortable) -> rewind'] ?? 0) > 0,
+      (report.workerRecoveries['loop _STATE (abortable) on commit-transaction -> rewind'] ?? 0) > 0,
       `the workers reported the rewinds of the injected aborts: ${JSON.stringify(report.workerRecoveries)}`,
     );
     assert.ok(report.faults.filter((f) => f.kind === 'worker-kill-9').length >= 2, summary);

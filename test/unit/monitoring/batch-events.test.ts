@@ -166,6 +166,7 @@ describe('BatchEventEmitter', () => {
     hooks.onRecovery?.({
       kind: 'other',
       code: '_STATE',
+      operation: 'abort-transaction',
       action: 'recreate-producer',
       epoch: 3,
       steps: ['close-producer', 'start-producer'],
@@ -174,6 +175,7 @@ describe('BatchEventEmitter', () => {
     hooks.onRecovery?.({
       kind: 'authorization',
       code: 'TOPIC_AUTHORIZATION_FAILED',
+      operation: 'produce',
       action: 'stop',
       epoch: 3,
       steps: [],
@@ -183,10 +185,13 @@ describe('BatchEventEmitter', () => {
     assert.deepEqual(
       rows().map((r) => [r.event, r.reason]),
       [
-        ['recovered', 'other _STATE after abort: recreate-producer [close-producer, start-producer]'],
         [
           'recovered',
-          'authorization TOPIC_AUTHORIZATION_FAILED: stop: not authorized: TOPIC_AUTHORIZATION_FAILED',
+          'other _STATE on abort-transaction after abort: recreate-producer [close-producer, start-producer]',
+        ],
+        [
+          'recovered',
+          'authorization TOPIC_AUTHORIZATION_FAILED on produce: stop: not authorized: TOPIC_AUTHORIZATION_FAILED',
         ],
       ],
     );
