@@ -8,7 +8,7 @@ import { describePartitions, type PartitionState } from '../../../src/kafka/read
 import { TransactionalWorker } from '../../../src/runtime/index.ts';
 import { syntheticKafkaError } from '../../../src/kafka/classify.ts';
 import { coordinatorPartition } from '../../../src/verify/coordinators.ts';
-import { captureLog } from '../../helpers/capture-log.ts';
+import { silentLogger } from '../../../src/observability/logger.ts';
 import { uniqueGroup, uniqueTopic, uniqueTransactionalId } from '../../helpers/names.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import {
@@ -36,7 +36,7 @@ import {
 const DATA_DIR = join(projectRoot, 'var', 'test', 'kafka-coordinator-failover');
 const BASE_PORT = Number(process.env.HAMSTRING_TEST_KAFKA_PORT ?? 21092) + 200;
 
-/** A recovery the worker logged: what failed, and what the plan did. */
+/** A recovery the worker ran: what failed, and what the plan did. */
 interface Recovery {
   kind: string;
   code: string;
@@ -101,7 +101,7 @@ async function midCommit(
   await createTopics(bootstrap, [input, output], 3, 3);
   await seed(bootstrap, input, 0, 2_000);
 
-  const { log, lines } = captureLog({ level: 'warn' });
+  const ran: Recovery[] = [];
   let armed: Placement | undefined;
   let hit = false;
   const w = new TransactionalWorker({
@@ -117,8 +117,12 @@ async function midCommit(
       commitRetryTimeoutMs: 60_000,
     }),
     batch: { size: 20, timeoutMs: 20 },
-    log,
+    log: silentLogger(),
     hooks: {
+      // The loop's recoveries (a failed abort's own plan is not one of them).
+      onRecovery: ({ kind, code, operation, action, situation }) => {
+        if (situation === undefined) ran.push({ kind, code, operation, action });
+      },
       beforeCommit: async () => {
         const p = armed;
         if (p === undefined) return;
@@ -131,13 +135,6 @@ async function midCommit(
       },
     },
   });
-  const recoveries = (): Recovery[] =>
-    lines
-      .filter((l) => l.event === 'recovery')
-      .map((l) => {
-        const err = l.err as Record<string, string>;
-        return { kind: err.kind!, code: err.code!, operation: err.operation!, action: String(l.action) };
-      });
   await w.start();
   try {
     await waitFor(() => w.status().committedTransactions >= 5, {
@@ -158,13 +155,13 @@ async function midCommit(
     await waitFor(() => w.status().committedTransactions > committedBefore, {
       timeoutMs: 90_000,
       message: 'the worker commits again',
-      observe: () => JSON.stringify(recoveries()),
+      observe: () => JSON.stringify(ran),
     });
     await seed(bootstrap, input, 2_000, 500);
     await assertExactlyOnce(bootstrap, { input, output, group, expected: 2_500, timeoutMs: 120_000 });
     assert.equal(w.status().failure, undefined);
-    t.diagnostic(`${name}: recoveries ${JSON.stringify(recoveries())}`);
-    return { recoveries: recoveries(), placement, transactionalId };
+    t.diagnostic(`${name}: recoveries ${JSON.stringify(ran)}`);
+    return { recoveries: ran, placement, transactionalId };
   } finally {
     await w.stop();
   }
