@@ -53,25 +53,50 @@ export class CommittedFloor {
   }
 
   /**
-   * Splits a fetched batch. A partition with any record below its floor was positioned below this
-   * worker's own commit (a client that reset its offset reads "from the beginning"): none of its
-   * records is processed, and `below` says where to seek it (the records above the floor in this
-   * batch come again after that seek). Every other record is kept, in order.
+   * Drops the records below their partition's floor (a client that reset its offset reads "from the
+   * beginning"); every other record is kept, in order. Per partition, `below` says how many were
+   * dropped from which offset on, and `seek` when none of its records in the batch reached the floor:
+   * seeking it to the floor then skips the rest at once. The seek only saves fetching: without it
+   * the partition's records keep being dropped up to the floor, and records at or above it are
+   * never dropped, so a failed seek loses nothing.
    */
   screen(records: FetchedRecord[]): {
     kept: FetchedRecord[];
-    below: { position: TopicPartitionOffset; fetched: number }[];
+    below: Below[];
   } {
-    const below = new Map<string, { position: TopicPartitionOffset; fetched: number }>();
+    let below: Map<string, Below> | undefined;
     for (const r of records) {
       const floor = this.of(r);
-      if (floor === undefined || r.offset >= floor || below.has(tpKey(r))) continue;
-      below.set(tpKey(r), {
-        position: { topic: r.topic, partition: r.partition, offset: floor },
-        fetched: r.offset,
-      });
+      if (floor === undefined) continue;
+      const key = tpKey(r);
+      const b = below?.get(key);
+      if (r.offset >= floor) {
+        if (b) b.seek = false;
+        continue;
+      }
+      below ??= new Map();
+      if (b) b.dropped += 1;
+      else
+        below.set(key, {
+          floor: { topic: r.topic, partition: r.partition, offset: floor },
+          fetched: r.offset,
+          dropped: 1,
+          seek: true,
+        });
     }
-    if (below.size === 0) return { kept: records, below: [] };
-    return { kept: records.filter((r) => !below.has(tpKey(r))), below: [...below.values()] };
+    if (below === undefined) return { kept: records, below: [] };
+    return { kept: records.filter((r) => r.offset >= (this.of(r) ?? r.offset)), below: [...below.values()] };
   }
+}
+
+/** A partition fetched below this worker's own commit, in one batch. */
+export interface Below {
+  /** The partition and its floor: where a seek takes it. */
+  floor: TopicPartitionOffset;
+  /** The first offset fetched below the floor. */
+  fetched: number;
+  /** How many of the batch's records were below the floor. */
+  dropped: number;
+  /** None of the partition's records in the batch reached the floor. */
+  seek: boolean;
 }

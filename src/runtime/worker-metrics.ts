@@ -69,8 +69,8 @@ export class WorkerMetrics {
       registers: r,
     });
     this.belowCommit = new Counter({
-      name: `${p}positions_below_commit_total`,
-      help: "Partitions the client positioned below this worker's own commit, sought back to it",
+      name: `${p}records_below_commit_total`,
+      help: "Fetched records below this worker's own commit, dropped instead of processed again",
       registers: r,
     });
     this.discardedOutputs = new Counter({

@@ -174,19 +174,34 @@ export class WorkerLoop {
 
   /**
    * Records this worker already committed are never processed again, wherever the client's
-   * position came from: a partition fetched below the commit is sought back to it.
+   * position came from: they are dropped, and a partition with nothing else in the batch is sought
+   * to the commit (a failed seek only means more of them are fetched and dropped).
    */
   async #aboveCommit(all: FetchedRecord[]): Promise<FetchedRecord[]> {
     const ctx = this.ctx;
     const { kept, below } = ctx.committedFloor.screen(all);
     for (const b of below) {
-      ctx.metrics.belowCommit.inc();
+      ctx.metrics.belowCommit.inc(b.dropped);
       ctx.log.warn(
-        { event: 'below-commit', partition: tpKey(b.position), fetched: b.fetched, floor: b.position.offset },
+        {
+          event: 'below-commit',
+          partition: tpKey(b.floor),
+          fetched: b.fetched,
+          dropped: b.dropped,
+          floor: b.floor.offset,
+        },
         'kafka: the consumer fetched records this worker had already committed (its position was reset ' +
-          'below the commit); they are skipped and the partition is sought back to the commit',
+          'below the commit); they are dropped, not processed again',
       );
-      await ctx.session.consumer.seek(b.position, ctx.o.kafka.apiTimeoutMs);
+      if (b.seek)
+        await ctx.session.consumer
+          .seek(b.floor, ctx.o.kafka.apiTimeoutMs)
+          .catch((e: unknown) =>
+            ctx.log.warn(
+              { err: errorText(e), partition: tpKey(b.floor) },
+              'kafka: seek to the commit failed; dropping on',
+            ),
+          );
     }
     return kept;
   }

@@ -155,7 +155,7 @@ describe('exactly-once state stores on a real broker: aborts, restarts, timers',
     await w.start();
     await assertSums(output, group, 3_000, input);
     assert.ok(
-      (await metric(w.metrics.registry, 'hamstring_worker_positions_below_commit_total', {})) >= 1,
+      (await metric(w.metrics.registry, 'hamstring_worker_records_below_commit_total', {})) >= 1,
       'the records fetched below the commit were recognised and skipped',
     );
     await w.stop();

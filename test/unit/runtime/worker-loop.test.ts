@@ -149,9 +149,9 @@ describe('the worker loop, one step at a time on fake clients', () => {
     );
     assert.equal(kafka.topic.committed, 10, 'the batch of committed records was not processed');
     const counted = await worker.metrics.registry
-      .getSingleMetric('hamstring_worker_positions_below_commit_total')
+      .getSingleMetric('hamstring_worker_records_below_commit_total')
       ?.get();
-    assert.equal(counted?.values[0]?.value, 1, 'counted once');
+    assert.equal(counted?.values[0]?.value, 10, 'the ten records dropped are counted');
     for (let i = 0; i < 2; i += 1) await worker.step();
     assert.equal(kafka.topic.committed, 20);
     assert.deepEqual(
@@ -159,6 +159,23 @@ describe('the worker loop, one step at a time on fake clients', () => {
       Array.from({ length: 20 }, (_, i) => `v${i}`),
     );
     assert.deepEqual(recoveries, [], 'no recovery was needed');
+    await worker.stop();
+  });
+
+  it('a batch that reaches past the commit keeps the records above it, without a seek', async () => {
+    const { kafka, worker } = setUp(30);
+    await worker.start({ loop: false });
+    await worker.step();
+    kafka.consumers[0]!.resetPosition(5);
+    await worker.step();
+    assert.deepEqual(kafka.consumers[0]!.seeks, [], 'nothing to seek: the batch went past the commit');
+    assert.equal(kafka.topic.committed, 15, 'records 10-14 of the batch 5-14 processed and committed');
+    for (let i = 0; i < 2; i += 1) await worker.step();
+    assert.equal(kafka.topic.committed, 30);
+    assert.deepEqual(
+      kafka.producers.flatMap((p) => p.committedOutputs).map((r) => String(r.value)),
+      Array.from({ length: 30 }, (_, i) => `v${i}`),
+    );
     await worker.stop();
   });
 
