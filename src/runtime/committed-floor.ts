@@ -22,16 +22,21 @@ import {
  * {@link screen} keeps it from being processed again.
  */
 export class CommittedFloor {
-  readonly #floors = new Map<string, number>();
+  /** Per topic, per partition: every fetched record is looked up, without building a key. */
+  readonly #floors = new Map<string, Map<number, number>>();
 
   /** The offsets of a commit that returned (next offset to read, per partition). */
   record(offsets: readonly TopicPartitionOffset[]): void {
-    for (const o of offsets) this.#floors.set(tpKey(o), Math.max(o.offset, this.of(o) ?? o.offset));
+    for (const o of offsets) {
+      let topic = this.#floors.get(o.topic);
+      if (topic === undefined) this.#floors.set(o.topic, (topic = new Map<number, number>()));
+      topic.set(o.partition, Math.max(o.offset, topic.get(o.partition) ?? o.offset));
+    }
   }
 
   /** The highest offset this worker committed for `tp`, if any. */
   of(tp: TopicPartition): number | undefined {
-    return this.#floors.get(tpKey(tp));
+    return this.#floors.get(tp.topic)?.get(tp.partition);
   }
 
   /**
@@ -67,7 +72,7 @@ export class CommittedFloor {
     let below: Map<string, Below> | undefined;
     for (const r of records) {
       const floor = this.of(r);
-      if (floor === undefined) continue;
+      if (floor === undefined || (below === undefined && r.offset >= floor)) continue;
       const key = tpKey(r);
       const b = below?.get(key);
       if (r.offset >= floor) {
