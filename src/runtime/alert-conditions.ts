@@ -1,8 +1,11 @@
 import type { Clock } from './clock.ts';
 
 /**
- * The four operational alert conditions of docs/recovery.md, and a partition of a subscribed topic that no member
- * of the group owns for longer than `unownedMs` (new partitions nobody picked up, a stuck rebalance).
+ * The operational alert conditions of docs/recovery.md: four about the worker's own progress, a
+ * partition of a subscribed topic that no member of the group owns for longer than `unownedMs` (new
+ * partitions nobody picked up, a stuck rebalance), and records fetched below the worker's own commit
+ * within the window (the client moved its position back; the records are dropped, but a position
+ * that should not move did).
  */
 export const ALERT_CONDITIONS = [
   'max_poll_exceeded_or_unknown_member',
@@ -10,6 +13,7 @@ export const ALERT_CONDITIONS = [
   'aborts_while_lag_grows',
   'no_commit_while_input_arrives',
   'partition_unowned',
+  'records_below_commit',
 ] as const;
 
 export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
@@ -41,6 +45,7 @@ export class AlertConditions {
   #lastRevokeOrLost: number | undefined;
   #recoveriesSinceRevoke: number[] = [];
   #aborts: number[] = [];
+  #belowCommit: number[] = [];
   #lagSamples: { at: number; lag: number }[] = [];
   #lastCommitAt: number;
   #consumedSinceCommit = 0;
@@ -66,6 +71,9 @@ export class AlertConditions {
   }
   aborted(): void {
     this.#aborts.push(this.clock.now());
+  }
+  belowCommit(): void {
+    this.#belowCommit.push(this.clock.now());
   }
   consumed(n: number): void {
     this.#consumedSinceCommit += n;
@@ -102,6 +110,7 @@ export class AlertConditions {
     const recent = (xs: number[]) => xs.filter((t) => t >= since);
     this.#membershipErrors = recent(this.#membershipErrors);
     this.#aborts = recent(this.#aborts);
+    this.#belowCommit = recent(this.#belowCommit);
     this.#recoveriesSinceRevoke = recent(this.#recoveriesSinceRevoke);
     this.#lagSamples = this.#lagSamples.filter((s) => s.at >= since);
 
@@ -116,6 +125,7 @@ export class AlertConditions {
       out.push('no_commit_while_input_arrives');
     }
     if (this.unowned().length > 0) out.push('partition_unowned');
+    if (this.#belowCommit.length > 0) out.push('records_below_commit');
     return out;
   }
 }

@@ -1,12 +1,13 @@
 import type { AlertCondition } from '../../runtime/alert-conditions.ts';
 import type { PromSample } from './prometheus-text.ts';
 
-/** The runtime's four operational alert conditions, in the order the pages show them. */
+/** The runtime's operational alert conditions of a worker's own, in the order the pages show them. */
 export const ALERT_CONDITIONS: readonly AlertCondition[] = [
   'max_poll_exceeded_or_unknown_member',
   'repeated_recovery_after_revoke',
   'aborts_while_lag_grows',
   'no_commit_while_input_arrives',
+  'records_below_commit',
 ];
 
 /** One stage's worker metrics, summed over its instances (counters are totals since each start). */

@@ -58,6 +58,7 @@ const CONDITION_LABELS: Record<string, string> = {
   repeated_recovery_after_revoke: 'recovery-loop',
   aborts_while_lag_grows: 'aborts+lag-grows',
   no_commit_while_input_arrives: 'no-commit',
+  records_below_commit: 'below-commit',
   not_ready: 'NOT READY',
 };
 

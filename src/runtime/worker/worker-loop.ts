@@ -182,6 +182,7 @@ export class WorkerLoop {
     const { kept, below } = ctx.committedFloor.screen(all);
     for (const b of below) {
       ctx.metrics.belowCommit.inc(b.dropped);
+      ctx.alerts.belowCommit();
       ctx.log.warn(
         {
           event: 'below-commit',

@@ -158,6 +158,7 @@ describe('exactly-once state stores on a real broker: aborts, restarts, timers',
       (await metric(w.metrics.registry, 'hamstring_worker_records_below_commit_total', {})) >= 1,
       'the records fetched below the commit were recognised and skipped',
     );
+    assert.ok(w.status().alerts.includes('records_below_commit'), 'and the worker says so in its alerts');
     await w.stop();
   });
 

@@ -68,6 +68,7 @@ test("a worker registry's own exposition sums per stage over instances, in pipel
       repeated_recovery_after_revoke: 0,
       aborts_while_lag_grows: 1,
       no_commit_while_input_arrives: 0,
+      records_below_commit: 0,
     },
   });
 });

@@ -71,6 +71,16 @@ describe('AlertConditions', () => {
     assert.deepEqual(alerts.active(), []);
   });
 
+  it('raises records_below_commit for records fetched below the own commit, until the window passes', () => {
+    const { clock, alerts } = setup();
+    alerts.belowCommit();
+    assert.deepEqual(alerts.active(), ['records_below_commit']);
+    clock.advance(59_000);
+    assert.deepEqual(alerts.active(), ['records_below_commit']);
+    clock.advance(2_000);
+    assert.deepEqual(alerts.active(), []);
+  });
+
   it('raises aborts_while_lag_grows when aborts happen while lag rises, until the window passes', () => {
     const { clock, alerts } = setup();
     alerts.lag(100);

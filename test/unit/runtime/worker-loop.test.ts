@@ -152,6 +152,7 @@ describe('the worker loop, one step at a time on fake clients', () => {
       .getSingleMetric('hamstring_worker_records_below_commit_total')
       ?.get();
     assert.equal(counted?.values[0]?.value, 10, 'the ten records dropped are counted');
+    assert.ok(worker.status().alerts.includes('records_below_commit'), 'and the alert condition holds');
     for (let i = 0; i < 2; i += 1) await worker.step();
     assert.equal(kafka.topic.committed, 20);
     assert.deepEqual(

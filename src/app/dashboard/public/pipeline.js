@@ -23,6 +23,7 @@ const CONDITIONS = [
   'repeated_recovery_after_revoke',
   'aborts_while_lag_grows',
   'no_commit_while_input_arrives',
+  'records_below_commit',
 ];
 
 const charts = {
