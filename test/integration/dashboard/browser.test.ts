@@ -63,7 +63,7 @@ describe('dashboard in a real browser', { skip }, () => {
       await page.locator('#workers-table .cond.on[data-condition="aborts_while_lag_grows"]').count(),
       1,
     );
-    assert.equal(await page.locator('#workers-table .cond').count(), 16, 'four conditions per stage');
+    assert.equal(await page.locator('#workers-table .cond').count(), 20, 'five conditions per stage');
     const latencyRows = await page.locator('#latency-table tr td:first-child').allTextContents();
     assert.deepEqual(latencyRows, ['collector', 'prefilter', 'inspector', 'detector', 'alert']);
     assert.equal(await page.locator('#cards .card').first().locator('.value').textContent(), '120');
