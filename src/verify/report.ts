@@ -47,7 +47,10 @@ export interface ScenarioReport {
   livenessRestarts: { group: string; instance: string; at: number }[];
   /** Findings that are not exactly-once violations (liveness restarts). */
   warnings: string[];
-  /** The recoveries the workers ran, by `<situation> <code> (<kind>) on <operation> -> <action>`, with their count. */
+  /**
+   * The recoveries the workers ran, by `<situation> <code> (<kind>) on <operation> -> <action>`,
+   * with their count.
+   */
   workerRecoveries: Record<string, number>;
   committedOffsetsMatch: boolean;
   committedOffsetsDetail: string;

@@ -1,7 +1,7 @@
 import type { AlertCondition } from '../../runtime/alert-conditions.ts';
 import type { PromSample } from './prometheus-text.ts';
 
-/** The runtime's operational alert conditions of a worker's own, in the order the pages show them. */
+/** The alert conditions the pages show per stage, in their order. */
 export const ALERT_CONDITIONS: readonly AlertCondition[] = [
   'max_poll_exceeded_or_unknown_member',
   'repeated_recovery_after_revoke',
