@@ -180,20 +180,25 @@ export class WorkerLoop {
   async #aboveCommit(all: FetchedRecord[]): Promise<FetchedRecord[]> {
     const ctx = this.ctx;
     const { kept, below } = ctx.committedFloor.screen(all);
-    for (const b of below) {
-      ctx.metrics.belowCommit.inc(b.dropped);
-      ctx.alerts.belowCommit();
-      ctx.log.warn(
-        {
-          event: 'below-commit',
+    if (below.length === 0) return kept;
+    ctx.alerts.belowCommit();
+    // One line for the batch: repeated warnings are rate-limited by their text, so a line per
+    // partition would hide all partitions but the first.
+    ctx.log.warn(
+      {
+        event: 'below-commit',
+        partitions: below.map((b) => ({
           partition: tpKey(b.floor),
           fetched: b.fetched,
           dropped: b.dropped,
           floor: b.floor.offset,
-        },
-        'kafka: the consumer fetched records this worker had already committed (its position was reset ' +
-          'below the commit); they are dropped, not processed again',
-      );
+        })),
+      },
+      'kafka: the consumer fetched records this worker had already committed (its position was reset ' +
+        'below the commit); they are dropped, not processed again',
+    );
+    for (const b of below) {
+      ctx.metrics.belowCommit.inc(b.dropped);
       if (b.seek)
         await ctx.session.consumer
           .seek(b.floor, ctx.o.kafka.apiTimeoutMs)

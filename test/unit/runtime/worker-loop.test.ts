@@ -4,6 +4,7 @@ import { classifyKafkaError } from '../../../src/kafka/classify.ts';
 import { code } from '../../../src/kafka/error-codes.ts';
 import { KafkaError } from '../../../src/kafka/kafka-error.ts';
 import type { WorkerOptions } from '../../../src/runtime/index.ts';
+import { captureLog } from '../../helpers/capture-log.ts';
 import { FAKE_KAFKA_OPTIONS, copyStage, fakeWorker } from '../../support/fake-worker.ts';
 import { raw, type FakeClock, type FakeProducer } from '../../support/worker-fakes.ts';
 
@@ -135,7 +136,8 @@ describe('the worker loop, one step at a time on fake clients', () => {
   });
 
   it("records the consumer fetched below the worker's own commit are skipped and the partition sought back: no duplicate", async () => {
-    const { kafka, worker, recoveries } = setUp(20);
+    const { log, lines } = captureLog({ level: 'warn' });
+    const { kafka, worker, recoveries } = setUp(20, { log });
     await worker.start({ loop: false });
     await worker.step();
     assert.equal(kafka.topic.committed, 10);
@@ -153,6 +155,11 @@ describe('the worker loop, one step at a time on fake clients', () => {
       ?.get();
     assert.equal(counted?.values[0]?.value, 10, 'the ten records dropped are counted');
     assert.ok(worker.status().alerts.includes('records_below_commit'), 'and the alert condition holds');
+    assert.deepEqual(
+      lines.filter((l) => l.event === 'below-commit').map((l) => l.partitions),
+      [[{ partition: `${IN}:0`, fetched: 0, dropped: 10, floor: 10 }]],
+      'and the log says where and how many',
+    );
     for (let i = 0; i < 2; i += 1) await worker.step();
     assert.equal(kafka.topic.committed, 20);
     assert.deepEqual(
