@@ -182,8 +182,9 @@ export class WorkerLoop {
     const { kept, below } = ctx.committedFloor.screen(all);
     if (below.length === 0) return kept;
     ctx.alerts.belowCommit();
-    // One line for the batch: repeated warnings are rate-limited by their text, so a line per
-    // partition would hide all partitions but the first.
+    // Repeated warnings are rate-limited by their text: the partitions are in it, so that one
+    // partition's repeats do not hide another's.
+    const where = below.map((b) => tpKey(b.floor)).join(', ');
     ctx.log.warn(
       {
         event: 'below-commit',
@@ -194,8 +195,8 @@ export class WorkerLoop {
           floor: b.floor.offset,
         })),
       },
-      'kafka: the consumer fetched records this worker had already committed (its position was reset ' +
-        'below the commit); they are dropped, not processed again',
+      `kafka: the consumer fetched records of ${where} that this worker had already committed (its ` +
+        'position was reset below the commit); they are dropped, not processed again',
     );
     for (const b of below) {
       ctx.metrics.belowCommit.inc(b.dropped);
