@@ -300,13 +300,13 @@ const RETRIED_END_MS = 3_000;
  * answer, or sent to a coordinator stopped past the broker session, is answered as the retry it is
  * (test/integration/runtime/coordinator-failover.test.ts). Such an end took seconds; a zombie's is
  * refused at once, and giving a zombie a new producer would fence the live instance (a zombie whose
- * batch was revoked aborts, and is fenced there). So a fence is taken for the broker's mistake only on an end that lasted
- * RETRIED_END_MS, once per window: a new producer resolves it as it resolves any end of unknown
- * outcome (its init completes or aborts the transaction, and the consumer resumes from the
- * committed offsets). Should a zombie's end still meet a failover, the instance its new producer
- * fences stops or recreates once, and a second such fence within the window stops it: one of the
- * two survives, and exactly once holds throughout. Under version 1 the coordinator recognises a
- * retry by its unchanged epoch, so a fence is a zombie.
+ * batch was revoked aborts, and is fenced there). So a fence is taken for the broker's mistake only
+ * on an end that lasted RETRIED_END_MS, once per window: a new producer resolves it as it resolves
+ * any end of unknown outcome (its init completes or aborts the transaction, and the consumer resumes
+ * from the committed offsets). Should a zombie's end still meet a failover, the instance its new
+ * producer fences stops or recreates once, and a second such fence within the window stops it: one
+ * of the two survives, and exactly once holds throughout. Under version 1 the coordinator recognises
+ * a retry by its unchanged epoch, so a fence is a zombie.
  */
 function ambiguousFence(err: KafkaError, ctx: RecoveryContext): boolean {
   return (

@@ -1,14 +1,16 @@
-import type { AlertCondition } from '../../runtime/alert-conditions.ts';
+import {
+  ALERT_CONDITIONS as WORKER_CONDITIONS,
+  type AlertCondition,
+} from '../../runtime/alert-conditions.ts';
 import type { PromSample } from './prometheus-text.ts';
 
-/** The alert conditions the pages show per stage, in their order. */
-export const ALERT_CONDITIONS: readonly AlertCondition[] = [
-  'max_poll_exceeded_or_unknown_member',
-  'repeated_recovery_after_revoke',
-  'aborts_while_lag_grows',
-  'no_commit_while_input_arrives',
-  'records_below_commit',
-];
+/**
+ * The alert conditions the pages show per stage, in the runtime's order: all but `partition_unowned`,
+ * which is about the group's partitions, not a stage instance.
+ */
+export const ALERT_CONDITIONS: readonly AlertCondition[] = WORKER_CONDITIONS.filter(
+  (c) => c !== 'partition_unowned',
+);
 
 /** One stage's worker metrics, summed over its instances (counters are totals since each start). */
 export interface StageMetrics {

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { LocalKafkaCluster } from '../../../src/dev/kafka-cluster.ts';
 import { projectRoot } from '../../../src/dev/paths.ts';
 import { describePartitions, type PartitionState } from '../../../src/kafka/readiness.ts';
-import { TransactionalWorker } from '../../../src/runtime/index.ts';
+import { TransactionalWorker, type WorkerHooks } from '../../../src/runtime/index.ts';
 import { syntheticKafkaError } from '../../../src/kafka/classify.ts';
 import { coordinatorPartition } from '../../../src/verify/coordinators.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
@@ -37,12 +37,10 @@ const DATA_DIR = join(projectRoot, 'var', 'test', 'kafka-coordinator-failover');
 const BASE_PORT = Number(process.env.HAMSTRING_TEST_KAFKA_PORT ?? 21092) + 200;
 
 /** A recovery the worker ran: what failed, and what the plan did. */
-interface Recovery {
-  kind: string;
-  code: string;
-  operation: string;
-  action: string;
-}
+type Recovery = Pick<
+  Parameters<NonNullable<WorkerHooks['onRecovery']>>[0],
+  'kind' | 'code' | 'operation' | 'action'
+>;
 
 let cluster: LocalKafkaCluster;
 let bootstrap: string;
