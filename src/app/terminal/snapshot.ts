@@ -21,8 +21,12 @@ export interface PipelineSnapshot {
   alerts: AlertView[];
 }
 
-/** Produces the next snapshot; called by the view on every refresh. */
-export type SnapshotSource = () => Promise<PipelineSnapshot>;
+/**
+ * Produces the next snapshot; called by the view on every refresh. `final`: the view's last read,
+ * after the pipeline drained: every alert there is comes now (none held back for its detector), and
+ * a failed alert read throws instead of waiting for a next refresh that will not come.
+ */
+export type SnapshotSource = (o?: { final?: boolean }) => Promise<PipelineSnapshot>;
 
 export interface SnapshotSourceOptions {
   /** The workers' metrics (as for the dashboard). */
@@ -58,14 +62,15 @@ export function pipelineSnapshotSource(opts: SnapshotSourceOptions): SnapshotSou
   const openBatches =
     opts.openBatches ??
     (opts.data ? fillLevelOpenBatches(opts.data) : () => Promise.resolve<number | undefined>(undefined));
-  return async () => {
+  return async (o) => {
     const results = await Promise.allSettled(
       opts.metricsSources.map((s) => scrapeSource(s, opts.scrapeTimeoutMs ?? 2000)),
     );
     const samples: PromSample[] = results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
     const stages = aggregateStageMetrics(samples);
     const [fresh, open] = await Promise.all([
-      alerts?.next().catch(() => []) ?? [],
+      // A failed read leaves the cursor where it was: the next refresh reads the same alerts again.
+      (o?.final ? alerts?.next({ final: true }) : alerts?.next().catch(() => [])) ?? [],
       openBatches().catch(() => undefined),
     ]);
     const logserver = stages.find((s) => s.stage.includes('logserver')) ?? stages[0];
@@ -120,14 +125,15 @@ export class AlertCursor {
     this.#now = o.now ?? Date.now;
   }
 
-  async next(): Promise<AlertView[]> {
+  /** `final`: nothing is held back for its detector (the last read; see `detectorGraceMs`). */
+  async next(o: { final?: boolean } = {}): Promise<AlertView[]> {
     // `after - 1` re-reads the boundary millisecond, whose alerts seen already are filtered; the
     // page grows by them so they never fill it.
     const rows = await this.data.alertsAfter(this.#after - 1, this.pageSize + this.#atBoundary.size);
     const unseen = rows.filter((a) => !(a.time === this.#after && this.#atBoundary.has(alertKey(a))));
     const now = this.#now();
     const waiting = unseen.findIndex((a) => {
-      if (a.detector !== '') return false;
+      if (a.detector !== '' || o.final) return false;
       const key = alertKey(a);
       const since = this.#heldSince.get(key) ?? now;
       this.#heldSince.set(key, since);

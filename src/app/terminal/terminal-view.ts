@@ -25,11 +25,15 @@ export interface TerminalViewOptions {
 
 /** A running terminal view. */
 export interface TerminalView {
-  /** Reads one last snapshot, restores the terminal and returns the final state. */
+  /**
+   * Reads one last snapshot (every alert there is, none held back; a failed read is tried up to
+   * three times), restores the terminal and returns the final state.
+   */
   stop(): Promise<{ model: ViewModel | undefined; alerts: readonly AlertView[] }>;
 }
 
 const CSI = '\x1b[';
+const FINAL_READ_ATTEMPTS = 3;
 
 /**
  * Shows the pipeline while it runs. On a terminal it redraws one screen in place (the alternate
@@ -63,13 +67,17 @@ export function startTerminalView(opts: TerminalViewOptions): TerminalView {
     }
   };
 
-  const once = async (): Promise<void> => {
-    let snap: PipelineSnapshot;
-    try {
-      snap = await opts.source();
-    } catch (e) {
-      opts.onError?.(e);
-      return;
+  const once = async (final = false): Promise<void> => {
+    let snap: PipelineSnapshot | undefined;
+    // The last read is the view's only chance at the alerts the pipeline's end brought: a failed one
+    // is tried again before the view gives up on them.
+    for (let attempt = 1; snap === undefined; attempt += 1) {
+      try {
+        snap = await opts.source(final ? { final } : undefined);
+      } catch (e) {
+        opts.onError?.(e);
+        if (!final || attempt >= FINAL_READ_ATTEMPTS) return;
+      }
     }
     const { model, fresh } = state.push(snap);
     draw(model, fresh);
@@ -89,7 +97,7 @@ export function startTerminalView(opts: TerminalViewOptions): TerminalView {
     async stop() {
       stopped = true;
       await running;
-      await once();
+      await once(true);
       if (live) out.write(`${CSI}?25h`);
       else if (state.model) out.write(`${statusLine(state.model)}\n`);
       return { model: state.model, alerts: state.alerts };

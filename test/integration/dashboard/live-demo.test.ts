@@ -183,7 +183,7 @@ describe('the live demo (hamstring up --demo) in a real browser', { skip }, () =
     assert.equal(
       found,
       new Set(seen.map((a) => a.host)).size,
-      'the hosts the view alerted are the hosts found',
+      `the hosts the view alerted (${[...new Set(seen.map((a) => a.host))].join(', ')}) are the hosts found:\n${summary}`,
     );
     for (const { host } of seen) assert.match(summary, new RegExp(`\\n {4}${host.replaceAll('.', '\\.')} `));
   });

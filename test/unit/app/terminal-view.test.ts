@@ -158,6 +158,33 @@ test('on a terminal the frame is redrawn in place and the cursor comes back at t
   assert.match(visible(frames[1]!), /HAMSTRING {2}running/);
 });
 
+test("the view's last read, after the pipeline drained, is tried again when it fails and shows what it brings", async () => {
+  const written: string[] = [];
+  const errors: unknown[] = [];
+  let finalCalls = 0;
+  const source = (o?: { final?: boolean }): Promise<PipelineSnapshot> => {
+    const base = { at: 1000, linesIn: 10, stages: [stage('log_collection.collector')] };
+    if (!o?.final) return Promise.resolve({ ...base, alerts: [] });
+    finalCalls += 1;
+    if (finalCalls < 3) return Promise.reject(new Error('ClickHouse: timeout'));
+    return Promise.resolve({ ...base, alerts: [alert('10.0.0.7', 1500)] });
+  };
+  const view = startTerminalView({
+    source,
+    out: { write: (t) => written.push(t), isTTY: false },
+    intervalMs: 5,
+    onError: (e) => errors.push(e),
+  });
+  const { alerts } = await view.stop();
+  assert.equal(finalCalls, 3, 'two failed last reads, then one that worked');
+  assert.equal(errors.length, 2, 'each failure is reported');
+  assert.deepEqual(
+    alerts.map((a) => a.host),
+    ['10.0.0.7'],
+  );
+  assert.equal(written.join('').match(/ALERT host=10\.0\.0\.7 /g)?.length, 1);
+});
+
 /** `alertsAfter` over a list the test changes: the alerts after a time, oldest first, a page of them. */
 function alertStore(stored: AlertView[]) {
   return {
@@ -246,6 +273,16 @@ test('the alert cursor skips alerts before `since` and holds an alert back until
   assert.deepEqual(
     (await cursor.next()).map((x) => [x.host, x.detector]),
     [['e', 'domainator']],
+  );
+  // The last read (the pipeline drained): an alert still without its detector comes at once.
+  stored.push(alert('f', 60, { detector: '' }), alert('g', 70));
+  assert.deepEqual(await cursor.next(), [], 'f waits, and g after it');
+  assert.deepEqual(
+    (await cursor.next({ final: true })).map((x) => [x.host, x.detector]),
+    [
+      ['f', ''],
+      ['g', 'dga_detector'],
+    ],
   );
 });
 
