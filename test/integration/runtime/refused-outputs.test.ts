@@ -145,11 +145,12 @@ describe('an output Kafka refuses goes through the record-error path (real 1-nod
     try {
       await assertDeadLetteredOnce(input, out, new RegExp(`${out}/0 \\(5000 bytes; .*max.message.bytes`), w);
       assertLoggedOnce(lines, input);
-      // The batch's commit ran behind the loop without waiting for its deliveries, failed there, and
-      // the batch came back (once, or again when a replay's commit met the abort's aftermath): its
-      // commit in the foreground named the refusal. Rewinds only: no producer was replaced.
+      // Usually the batch's commit ran behind the loop without waiting for its deliveries, failed
+      // there, and the batch came back (once, or again when a replay's commit met the abort's
+      // aftermath): its commit in the foreground named the refusal. On a loaded machine the broker's
+      // refusal can arrive before the offsets are sent, which then fail in the foreground and name it
+      // at once: no recovery at all. Either way rewinds only: no producer was replaced.
       const recoveries = lines.filter((l) => l.event === 'recovery');
-      assert.ok(recoveries.length >= 1, 'the commit behind failed and was recovered from');
       assert.deepEqual(
         recoveries.map((l) => l.action),
         recoveries.map(() => 'rewind'),
