@@ -9,15 +9,22 @@ export interface OpenBin {
   readonly bin: number;
   readonly count: number;
   readonly sizeSum: number;
-  /** Its lines, decided when the bin closes. */
+  /** Its lines still undecided, decided when the bin closes. */
   readonly lines: readonly LogLine[];
+  /**
+   * Hosts of its lines that went on as they came (their host was suspicious already, see
+   * {@link addLines}): they count in the bin, and an anomalous bin makes them anomalous in its span.
+   * Absent in state stored before lines went on early.
+   */
+  readonly sentHosts?: readonly string[];
   /** Clock reading when a line last joined it (how long a quiet subnet's bin has waited). */
   readonly since: number;
 }
 
 /**
- * The closed bins of the newest suspicion span of a subnet: their lines wait until the span is over,
- * so that a host found suspicious in it sends on all its lines of the span, however they were batched.
+ * The closed bins of the newest suspicion span of a subnet: their lines of hosts not suspicious (yet)
+ * wait until the span is over, so that a host found suspicious in it sends on all its lines of the
+ * span, however they were batched.
  */
 export interface HeldSpan {
   /** Span number: start time / {@link SUSPICION_SPAN_MICROS}. */
@@ -92,6 +99,13 @@ type Settings = Pick<InspectorConfig, 'time_type' | 'time_range' | 'score_thresh
  * with the open bin ({@link closeOpenBin}). A host's lines of a span go on then when one of its lines
  * of the span or of the span before lies in an anomalous bin; its other lines of the span wait for
  * the next span to end and go on if it is anomalous there, so a suspicious line is never delayed.
+ *
+ * A line goes on as soon as its fate is sealed, not when its span ends: one whose host is already
+ * anomalous in its span or the span before goes on as it arrives, and a bin found anomalous sends on
+ * at once its hosts' lines that waited in its span and the span before. Hosts only ever join a span's
+ * anomalous set until the span ends, so every such line would go on at the span's end anyway: the
+ * lines sent on are the same, and a burst's lines no longer wait up to a span and a batch more
+ * (which was most of an alert's latency).
  */
 export function addLines(
   lines: readonly LogLine[],
@@ -131,6 +145,7 @@ interface Building {
   count: number;
   sizeSum: number;
   lines: LogLine[];
+  sentHosts: string[];
   since: number;
 }
 
@@ -154,7 +169,9 @@ class Run {
   ) {
     this.width = binWidthMicros(settings.time_type, settings.time_range);
     this.#states = stored ? structuredClone(stored.states) : model.initial();
-    this.#open = stored?.open ? { ...stored.open, lines: [...stored.open.lines] } : undefined;
+    this.#open = stored?.open
+      ? { ...stored.open, lines: [...stored.open.lines], sentHosts: [...(stored.open.sentHosts ?? [])] }
+      : undefined;
     this.#lastBin = stored?.lastBin;
     this.#held = stored?.held
       ? { span: stored.held.span, lines: [...stored.held.lines], hosts: new Set(stored.held.hosts) }
@@ -178,13 +195,33 @@ class Run {
         const gap = Math.min(bin - this.#lastBin - 1, MAX_GAP_BINS);
         for (let i = 0; i < gap; i += 1) this.#score(0, 0);
       }
-      this.#open = { bin, count: 0, sizeSum: 0, lines: [], since: now };
+      this.#open = { bin, count: 0, sizeSum: 0, lines: [], sentHosts: [], since: now };
     }
     const open = this.#open;
     open.count += 1;
     open.sizeSum += size;
-    open.lines.push(line);
     open.since = now;
+    if (!this.#sealed(line.src_ip, this.#spanOf(open.bin))) {
+      open.lines.push(line);
+      return;
+    }
+    this.#goOn(line);
+    if (!open.sentHosts.includes(line.src_ip)) open.sentHosts.push(line.src_ip);
+  }
+
+  #spanOf(bin: number): number {
+    return Math.floor((bin * this.width) / SUSPICION_SPAN_MICROS);
+  }
+
+  /**
+   * Whether a line of `host` in `span` goes on whatever comes later: its host is anomalous in the
+   * span so far, or was in the span before (held still, or ended).
+   */
+  #sealed(host: string, span: number): boolean {
+    const held = this.#held;
+    if (held && (held.span === span || held.span === span - 1) && held.hosts.has(host)) return true;
+    const ended = this.#ended;
+    return ended !== undefined && ended.span === span - 1 && ended.hosts.includes(host);
   }
 
   close(): void {
@@ -192,12 +229,40 @@ class Run {
     if (!open) return;
     this.#open = undefined;
     this.#lastBin = Math.max(open.bin, this.#lastBin ?? open.bin);
-    const span = Math.floor((open.bin * this.width) / SUSPICION_SPAN_MICROS);
+    const span = this.#spanOf(open.bin);
     if (this.#held && this.#held.span !== span) this.flush();
     const held = (this.#held ??= { span, lines: [], hosts: new Set() });
-    if (this.#score(open.count, open.sizeSum / open.count))
-      for (const line of open.lines) held.hosts.add(line.src_ip);
-    held.lines.push(...open.lines);
+    if (this.#score(open.count, open.sizeSum / open.count)) {
+      const found = new Set<string>();
+      for (const host of [...open.sentHosts, ...open.lines.map((l) => l.src_ip)])
+        if (!held.hosts.has(host)) found.add(host);
+      for (const host of found) held.hosts.add(host);
+      if (found.size > 0) this.#sendWaiting(held, found);
+    }
+    for (const line of open.lines)
+      if (this.#sealed(line.src_ip, span)) this.#goOn(line);
+      else held.lines.push(line);
+  }
+
+  /**
+   * Hosts just found anomalous in the held span: their lines that waited in the span before (ended)
+   * and in the held span go on now, oldest first, as they would when the span ends.
+   */
+  #sendWaiting(held: { span: number; lines: LogLine[] }, found: ReadonlySet<string>): void {
+    const ended = this.#ended;
+    if (ended && ended.span === held.span - 1 && ended.waiting.some((l) => found.has(l.src_ip))) {
+      const waiting: LogLine[] = [];
+      for (const line of ended.waiting)
+        if (found.has(line.src_ip)) this.#goOn(line);
+        else waiting.push(line);
+      this.#ended = { ...ended, waiting };
+    }
+    if (!held.lines.some((l) => found.has(l.src_ip))) return;
+    const kept: LogLine[] = [];
+    for (const line of held.lines)
+      if (found.has(line.src_ip)) this.#goOn(line);
+      else kept.push(line);
+    held.lines = kept;
   }
 
   /**

@@ -193,3 +193,94 @@ test('with no bin open, a line older than the last closed bin goes on at once an
   const next = addLines([line('c', 5.045)], late.next, recording, inspector, 3);
   assert.deepEqual([next.suspicious, next.next.open?.count], [[], 1], 'a newer line opens a bin as before');
 });
+
+test('a line goes on as soon as its fate is sealed: when its host is found anomalous, or as it arrives once it is', () => {
+  const infected = { src_ip: '10.2.54.66' };
+  const rows: number[][] = [];
+  const counting = {
+    ...model,
+    scoreAndLearn: (_s: unknown[], row: readonly number[]) => (
+      rows.push([...row]),
+      (row[0] ?? 0) >= 5 ? 1 : 0
+    ),
+  };
+  const calls = [
+    // Span 1: nothing anomalous; every line waits for the span's end.
+    [
+      line('quiet-1', 1.5),
+      ...Array.from({ length: 4 }, (_, i) => line(`early-${i}`, 1.9 + i * 0.025, infected)),
+    ],
+    // Span 2: a burst in one bin, closed by the next line: the burst and the span before's lines go on now.
+    [
+      ...Array.from({ length: 8 }, (_, i) => line(`burst-${i}`, 2.001 + i * 0.001, infected)),
+      line('quiet-2', 2.05),
+    ],
+    // A later line of the host in span 2 goes on as it arrives, its bin still open.
+    [line('late', 2.3, infected)],
+    // So does one in span 3, the span after the anomalous one.
+    [line('after', 3.2, infected)],
+  ];
+  let state: SubnetModel | undefined;
+  const perCall: string[][] = [];
+  for (const part of calls) {
+    const v = addLines(part, state, counting, inspector, 1);
+    perCall.push(v.suspicious.map((l) => l.logline_id));
+    state = v.next;
+  }
+  assert.deepEqual(perCall, [
+    [],
+    ['early-0', 'early-1', 'early-2', 'early-3', ...Array.from({ length: 8 }, (_, i) => `burst-${i}`)],
+    ['late'],
+    ['after'],
+  ]);
+  assert.ok(
+    rows.some(([count]) => count === 8),
+    'the burst bin was scored with all eight lines',
+  );
+  assert.deepEqual(
+    [state!.open?.count, state!.open?.lines, state!.open?.sentHosts],
+    [1, [], [infected.src_ip]],
+    'the open bin counts the line that went on, and remembers its host',
+  );
+  assert.deepEqual(
+    [state!.ended?.waiting.map((l) => l.logline_id), state!.held?.lines.map((l) => l.logline_id)],
+    [['quiet-1'], ['quiet-2']],
+    "only the other host's lines wait for the ends of spans 2 and 3",
+  );
+});
+
+test('the lines sent on are exactly those of hosts anomalous in the line’s span or a span beside it, however batched', () => {
+  const counting = {
+    ...model,
+    scoreAndLearn: (_s: unknown[], row: readonly number[]) => ((row[0] ?? 0) >= 5 ? 1 : 0),
+  };
+  const lines = traffic();
+  const micros = (l: LogLine) => Date.parse(l.ts.slice(0, 19) + 'Z') * 1000 + Number(l.ts.slice(20, 26));
+  const binOf = (l: LogLine) => Math.floor(micros(l) / 20_000);
+  const spanOf = (l: LogLine) => Math.floor(micros(l) / 1_000_000);
+  const counts = new Map<number, number>();
+  for (const l of lines) counts.set(binOf(l), (counts.get(binOf(l)) ?? 0) + 1);
+  const anomalousIn = new Set(
+    lines.filter((l) => counts.get(binOf(l))! >= 5).map((l) => `${spanOf(l)} ${l.src_ip}`),
+  );
+  const expected = lines
+    .filter((l) => [-1, 0, 1].some((d) => anomalousIn.has(`${spanOf(l) + d} ${l.src_ip}`)))
+    .map((l) => l.logline_id)
+    .sort();
+  assert.ok(expected.length >= 32, 'both hosts’ bursts are found');
+  const next = random(5);
+  for (const sizes of [() => 1, () => 7, () => 300, () => Math.floor(next() * 200)]) {
+    let state: SubnetModel | undefined;
+    const on: string[] = [];
+    for (let at = 0; at < lines.length;) {
+      const size = Math.max(1, sizes());
+      const v = addLines(lines.slice(at, at + size), state, counting, inspector, 1);
+      on.push(...v.suspicious.map((l) => l.logline_id));
+      state = v.next;
+      at += size;
+    }
+    on.push(...closeOpenBin(state!, counting, inspector).suspicious.map((l) => l.logline_id));
+    assert.deepEqual([...on].sort(), expected);
+    assert.equal(new Set(on).size, on.length, 'each line sent once');
+  }
+});

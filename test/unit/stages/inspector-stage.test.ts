@@ -92,7 +92,8 @@ test('a steady batch is not suspicious: nothing is sent and its lines finish as 
   const { run } = runner(withInspector({}));
   const first = run(batch(steady('s', 0, 50)));
   assert.equal(monitoringRows(first.outputs, 'logline_timestamps').length, 0, 'the span (1 s) waits');
-  const second = run(batch(steady('t', 1, 2)));
+  // The series goes on as steady: after a quiet second, one line would be a burst of its own.
+  const second = run(batch(steady('t', 1, 50)));
   assert.equal(
     monitoringRows(second.outputs, 'logline_timestamps').length,
     0,
