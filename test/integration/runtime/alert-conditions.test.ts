@@ -49,7 +49,7 @@ const waitAlert = (
     observe: () => ({ alerts: w.status().alerts, ...extra() }),
   });
 
-describe('the four alert conditions, raised by a real worker (real broker)', () => {
+describe('four of the alert conditions, raised by a real worker (real broker; records_below_commit in the state tests)', () => {
   const running: TransactionalWorker[] = [];
   after(async () => {
     await Promise.all(running.map((w) => w.stop()));
