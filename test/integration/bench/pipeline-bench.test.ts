@@ -84,4 +84,11 @@ test('bench:pipeline, short run: the machine speed, lines/s once all six stages 
   assert.ok(latency, `no latency figures in:\n${stdout}`);
   assert.ok(Number(latency[1]) > 0, 'the latency phase saw no alert');
   assert.ok(Number(latency[3]) >= Number(latency[2]), 'p99 below p50');
+  const perDetector = [...stdout.matchAll(/\n\s+(\S+): (\d+) alerts, p50 \d+\s+p99 \d+ ms/g)];
+  assert.equal(
+    perDetector.reduce((sum, m) => sum + Number(m[2]), 0),
+    Number(latency[1]),
+    `the alerts per detector add up to all alerts:\n${stdout}`,
+  );
+  assert.match(stdout, /\n\s+slowest: \d+ ms \(\S+, \S+, \d+ warnings\)/);
 });
