@@ -30,15 +30,24 @@ describe('AlertConditions', () => {
     assert.deepEqual(setup().alerts.active(), []);
   });
 
-  it('raises max_poll_exceeded_or_unknown_member on a membership error until the window passes', () => {
-    const { clock, alerts } = setup();
-    alerts.membershipError();
-    assert.deepEqual(alerts.active(), ['max_poll_exceeded_or_unknown_member']);
-    clock.advance(59_999);
-    assert.deepEqual(alerts.active(), ['max_poll_exceeded_or_unknown_member']);
-    clock.advance(2);
-    assert.deepEqual(alerts.active(), []);
-  });
+  const oneEvent = [
+    [
+      'max_poll_exceeded_or_unknown_member',
+      'a membership error',
+      (a: AlertConditions) => a.membershipError(),
+    ],
+    ['records_below_commit', 'records fetched below the own commit', (a: AlertConditions) => a.belowCommit()],
+  ] as const;
+  for (const [condition, event, raise] of oneEvent)
+    it(`raises ${condition} on ${event} until the window passes`, () => {
+      const { clock, alerts } = setup();
+      raise(alerts);
+      assert.deepEqual(alerts.active(), [condition]);
+      clock.advance(59_999);
+      assert.deepEqual(alerts.active(), [condition]);
+      clock.advance(2);
+      assert.deepEqual(alerts.active(), []);
+    });
 
   it('raises repeated_recovery_after_revoke after enough recoveries following a revoke, until the window passes', () => {
     const { clock, alerts } = setup();
@@ -68,16 +77,6 @@ describe('AlertConditions', () => {
     alerts.recovery();
     alerts.revokedOrLost();
     alerts.recovery();
-    assert.deepEqual(alerts.active(), []);
-  });
-
-  it('raises records_below_commit for records fetched below the own commit, until the window passes', () => {
-    const { clock, alerts } = setup();
-    alerts.belowCommit();
-    assert.deepEqual(alerts.active(), ['records_below_commit']);
-    clock.advance(59_000);
-    assert.deepEqual(alerts.active(), ['records_below_commit']);
-    clock.advance(2_000);
     assert.deepEqual(alerts.active(), []);
   });
 

@@ -21,6 +21,15 @@ function setUp(records = 3, extra: Partial<WorkerOptions> = {}) {
   return { ...setup, recoveries };
 }
 
+/** Every one of the `n` input records was committed, and its output committed exactly once, in order. */
+function assertEachOnce(kafka: ReturnType<typeof setUp>['kafka'], n: number): void {
+  assert.equal(kafka.topic.committed, n);
+  assert.deepEqual(
+    kafka.producers.flatMap((p) => p.committedOutputs).map((r) => String(r.value)),
+    Array.from({ length: n }, (_, i) => `v${i}`),
+  );
+}
+
 /** The producer's commits and aborts take 8 s, as an end retried after a coordinator failover does. */
 function retriedEnds(producer: FakeProducer, clock: FakeClock): void {
   const commit = producer.commitTransaction.bind(producer);
@@ -78,11 +87,7 @@ describe('the worker loop, one step at a time on fake clients', () => {
     assert.deepEqual(firsts, ['v0'], 'the batch fetched meanwhile was discarded, not processed');
     for (let i = 0; i < 3; i += 1) await worker.step();
     assert.deepEqual(firsts, ['v0', 'v0', 'v10']);
-    assert.equal(kafka.topic.committed, 20);
-    assert.deepEqual(
-      kafka.producers.flatMap((p) => p.committedOutputs).map((r) => String(r.value)),
-      Array.from({ length: 20 }, (_, i) => `v${i}`),
-    );
+    assertEachOnce(kafka, 20);
     await worker.stop();
   });
 
@@ -127,11 +132,7 @@ describe('the worker loop, one step at a time on fake clients', () => {
       'rewound to its own commit',
     );
     for (let i = 0; i < 2; i += 1) await worker.step();
-    assert.equal(kafka.topic.committed, 20);
-    assert.deepEqual(
-      kafka.producers.flatMap((p) => p.committedOutputs).map((r) => String(r.value)),
-      Array.from({ length: 20 }, (_, i) => `v${i}`),
-    );
+    assertEachOnce(kafka, 20);
     await worker.stop();
   });
 
@@ -161,11 +162,7 @@ describe('the worker loop, one step at a time on fake clients', () => {
       'and the log says where and how many',
     );
     for (let i = 0; i < 2; i += 1) await worker.step();
-    assert.equal(kafka.topic.committed, 20);
-    assert.deepEqual(
-      kafka.producers.flatMap((p) => p.committedOutputs).map((r) => String(r.value)),
-      Array.from({ length: 20 }, (_, i) => `v${i}`),
-    );
+    assertEachOnce(kafka, 20);
     assert.deepEqual(recoveries, [], 'no recovery was needed');
     await worker.stop();
   });
@@ -179,11 +176,7 @@ describe('the worker loop, one step at a time on fake clients', () => {
     assert.deepEqual(kafka.consumers[0]!.seeks, [], 'nothing to seek: the batch went past the commit');
     assert.equal(kafka.topic.committed, 15, 'records 10-14 of the batch 5-14 processed and committed');
     for (let i = 0; i < 2; i += 1) await worker.step();
-    assert.equal(kafka.topic.committed, 30);
-    assert.deepEqual(
-      kafka.producers.flatMap((p) => p.committedOutputs).map((r) => String(r.value)),
-      Array.from({ length: 30 }, (_, i) => `v${i}`),
-    );
+    assertEachOnce(kafka, 30);
     await worker.stop();
   });
 
