@@ -1,3 +1,4 @@
+import type { AlertCondition } from '../../runtime/alert-conditions.ts';
 import type { AlertView } from '../dashboard/alert-view.ts';
 import type { StageRow, ViewModel } from './view-model.ts';
 
@@ -52,15 +53,18 @@ export function alertLine(a: AlertView, width: number, color = true): string {
   return `${clock(a.time)}  ${s.red(pad(a.host, 15))}${rest}${shown}`;
 }
 
-/** Short names of the runtime's alert conditions, so a stage row fits 80 columns. */
-const CONDITION_LABELS: Record<string, string> = {
+/**
+ * Short names of the runtime's per-stage alert conditions (all but `partition_unowned`, as on the
+ * dashboard), so a stage row fits 80 columns; typed so that a new condition needs its label.
+ */
+const CONDITION_LABELS: Readonly<Record<string, string>> = {
   max_poll_exceeded_or_unknown_member: 'max-poll/member',
   repeated_recovery_after_revoke: 'recovery-loop',
   aborts_while_lag_grows: 'aborts+lag-grows',
   no_commit_while_input_arrives: 'no-commit',
   records_below_commit: 'below-commit',
   not_ready: 'NOT READY',
-};
+} satisfies Record<Exclude<AlertCondition, 'partition_unowned'> | 'not_ready', string>;
 
 function stageLine(r: StageRow, color: boolean): string {
   const s = color ? style : plain;
