@@ -21,7 +21,7 @@
  * Globs are expanded here because Node 20's test runner does not expand them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { LocalClickHouse } from '../src/dev/clickhouse-server.ts';
 import { LocalKafkaCluster } from '../src/dev/kafka-cluster.ts';
@@ -347,7 +347,7 @@ function runTestFile(flags: string[], file: string, long: boolean): Promise<numb
       children.delete(child);
       const text = Buffer.concat(output);
       mkdirSync(LOG_DIR, { recursive: true });
-      writeFileSync(join(LOG_DIR, `${file.replace(/[/\\]/g, '__')}.log`), text);
+      writeFileSync(logOf(file), text);
       process.stdout.write(`\n[integration] ---- ${file}\n`);
       process.stdout.write(text);
       resolve(code ?? SIGNAL_EXIT[signal ?? ''] ?? 1);
@@ -370,6 +370,23 @@ function summarize(runs: readonly FileRun[], wallMs: number, jobs: number): void
   );
   const failed = runs.filter((run) => run.code !== 0);
   if (failed.length > 0) log(`${failed.length} file(s) failed: ${failed.map((r) => r.file).join(', ')}`);
+  // Again at the very end, where a reader of a long run's tail finds it: each failed file's own
+  // account of its failures (node's "failing tests" section), or its last lines when it has none.
+  for (const run of failed) {
+    const lines = readFileSync(logOf(run.file), 'utf8').split('\n');
+    const from = lines.findIndex((l) => l.includes('failing tests:'));
+    const shown = from >= 0 ? lines.slice(from, from + FAILURE_LINES) : lines.slice(-FAILURE_LINES);
+    log(`---- why ${run.file} failed (${logOf(run.file)}):`);
+    process.stdout.write(`${shown.join('\n')}\n`);
+  }
+}
+
+/** How many lines of a failed file's output the summary repeats. */
+const FAILURE_LINES = 80;
+
+/** Where a file's whole output is kept. */
+function logOf(file: string): string {
+  return join(LOG_DIR, `${file.replace(/[/\\]/g, '__')}.log`);
 }
 
 /**
