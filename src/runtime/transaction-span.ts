@@ -16,8 +16,8 @@ export type Position = TopicPartition & { offset: number };
 /**
  * The input records of the open transaction and when it is due. Pure bookkeeping: the worker
  * produces each batch's outputs into the open transaction, adds the batch here, and sends the
- * offsets and commits once {@link due} says so (or when the input runs dry, or before anything
- * that must not find a transaction open).
+ * offsets and commits once {@link due} says so (or when the input is caught up or runs dry, or
+ * before anything that must not find a transaction open).
  */
 export class TransactionSpan {
   readonly #interval: CommitInterval | undefined;

@@ -19,6 +19,12 @@ export interface Committer {
   ): Promise<boolean>;
   /** Commits a transaction left open across batches (the input ran dry, a clean stop). */
   flush?(): Promise<void>;
+  /**
+   * The batch just handled came back short of full or read the input to its end, so the input is
+   * caught up: a transaction spanning batches commits now (behind the loop, as when due) instead of
+   * holding its outputs.
+   */
+  caughtUp?(): Promise<void>;
   /** Waits for a commit still under way; rejects with its error. */
   settle?(): Promise<void>;
   /** How long the next consume may wait for a batch. */

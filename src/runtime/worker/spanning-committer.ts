@@ -14,7 +14,8 @@ export type SpanningContext = Pick<WorkerContext, 'o' | 'stage' | 'clock' | 'epo
  * Exactly-once with a commit interval: one transaction spans several batches. Each batch's outputs
  * go into the open transaction at once; the input offsets of all its batches are sent and the
  * transaction committed when the span is due (its age or record count, see {@link TransactionSpan}),
- * when the input runs dry ({@link flush}), or at a clean stop. A transaction that a recovery aborted
+ * when the input is caught up ({@link caughtUp}), when the input runs dry ({@link flush}),
+ * or at a clean stop. A transaction that a recovery aborted
  * meanwhile (the transaction is no longer open) takes its span with it: the rewind to the committed offsets
  * consumes those records again.
  *
@@ -83,6 +84,15 @@ export class SpanningCommitter implements Committer {
     await this.settle();
     if (this.runner.txn.open && this.#span.open) await this.#commitSpan();
     await this.settle();
+  }
+
+  /**
+   * The input is caught up: the open span commits now, behind the loop like a due one. Its interval
+   * is there to share one transaction among full batches; below full, waiting out the rest of it
+   * only delays the outputs by up to the interval, once per stage a record passes through.
+   */
+  async caughtUp(): Promise<void> {
+    if (this.runner.txn.open && this.#span.open) await this.#commitSpan();
   }
 
   /** Waits for the commit under way, if any; rejects with its error, named ({@link settleNamed}). */

@@ -170,6 +170,9 @@ export class WorkerLoop {
       // dropped with the batch (stale, rewound, failed).
       ctx.stores?.endBatch();
     }
+    // Caught up: a batch short of full, or one that read the input to its end (at 1,000 records/s a
+    // batch of 50 fills in its 50 ms timeout). Only a backlog keeps a span open for its interval.
+    if (all.length < ctx.o.batch.size || ctx.session.consumer.atEnd()) await this.#committer.caughtUp?.();
   }
 
   /**

@@ -59,6 +59,30 @@ describe('a commit interval: one transaction spans several batches', () => {
     await worker.stop();
   });
 
+  it('commits as soon as a batch comes back short of full: the input is caught up, full batches keep spanning', async () => {
+    const { kafka, worker } = setUp(25, { maxMs: 60_000 });
+    await worker.start({ loop: false });
+    await worker.step();
+    await worker.step();
+    assert.equal(worker.status().committedTransactions, 0, 'two full batches of 10: the span stays open');
+    await worker.step(); // five records: short of a full batch
+    // No further step, no empty fetch, no clock movement: the commit runs on by itself.
+    await waitFor(() => kafka.topic.committed === 25, { timeoutMs: 5_000, message: 'the span commits' });
+    assert.equal(worker.status().committedTransactions, 1, 'all three batches in one transaction');
+    await worker.stop();
+  });
+
+  it('commits as soon as a full batch leaves the input at its end: a rate that fills batches exactly is caught up too', async () => {
+    const { kafka, worker } = setUp(20, { maxMs: 60_000 });
+    await worker.start({ loop: false });
+    await worker.step();
+    assert.equal(worker.status().committedTransactions, 0, 'ten more records wait: the span stays open');
+    await worker.step(); // a full batch of ten, the last records there are
+    await waitFor(() => kafka.topic.committed === 20, { timeoutMs: 5_000, message: 'the span commits' });
+    assert.equal(worker.status().committedTransactions, 1);
+    await worker.stop();
+  });
+
   it('a failed commit aborts the whole span and its batches are consumed again: no loss, no duplicate', async () => {
     const { kafka, worker } = setUp(20, { maxRecords: 20 });
     kafka.nextProducerFaults.push({ commitTransaction: raw(code('_FAIL'), 'commit exploded') });
