@@ -146,7 +146,9 @@ test('Kafka stalled: reading stops (back-pressure), then after max pause lines a
     mapping: DEFAULT_LOG_LINE_MAPPING,
     topic: 't',
     producer,
-    buffer: { capacity: 20, maxPauseMs: 600, overflow: 5 },
+    // Long enough that the 200 ms look below falls inside the pause even when a loaded host notices
+    // the full buffer late (at 600 ms the pause once ended during it, and reading went on).
+    buffer: { capacity: 20, maxPauseMs: 2_000, overflow: 5 },
     log: silentLogger(),
     logIntervalMs: 0,
   });
