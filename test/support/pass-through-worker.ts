@@ -10,6 +10,8 @@ export interface PassThroughWorkerOptions {
   group: string;
   instance: string;
   batchSize: number;
+  /** How long a consume waits for a full batch (default 50 ms, config.yaml's). */
+  batchTimeoutMs?: number;
   kafka?: Parameters<typeof testKafkaOptions>[1];
   mode?: WorkerOptions['mode'];
   commitInterval?: WorkerOptions['commitInterval'];
@@ -23,7 +25,7 @@ export function passThroughWorker(bootstrap: string, o: PassThroughWorkerOptions
     instanceId: o.instance,
     mode: o.mode ?? 'exactly-once',
     kafka: testKafkaOptions(bootstrap, o.kafka ?? {}),
-    batch: { size: o.batchSize, timeoutMs: 50 },
+    batch: { size: o.batchSize, timeoutMs: o.batchTimeoutMs ?? 50 },
     ...(o.commitInterval ? { commitInterval: o.commitInterval } : {}),
     ...(o.clients ? { clients: o.clients } : {}),
     log: silentLogger(),

@@ -1,5 +1,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createProducer } from '../../../src/kafka/producer.ts';
+import { silentLogger } from '../../../src/observability/logger.ts';
 import { defaultClients } from '../../../src/runtime/kafka-session.ts';
 import { uniqueTopic, uniqueGroup } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
@@ -44,6 +46,51 @@ describe('a commit interval on a real broker: transactions spanning several batc
     await assertExactlyOnce(bootstrap, { input, output, group, expected: 2_000 });
     const txns = worker.status().committedTransactions;
     assert.ok(txns > 0 && txns < 2_000 / 50, `fewer transactions (${txns}) than batches of 50`);
+  });
+
+  test('a steady trickle that never leaves a fetch empty commits as it goes: caught up, the stage does not wait out a 60 s interval', async () => {
+    const input = uniqueTopic('span-trickle-in');
+    const output = uniqueTopic('span-trickle-out');
+    const group = uniqueGroup('span-trickle');
+    await createTopics(bootstrap, [input, output], 1);
+    // Each consume waits up to 1 s for 500 records and finds the ~50 a 20 ms trickle brings: never
+    // empty (the input never runs dry), never full. Only a caught-up commit ends a transaction here.
+    const worker = passThroughWorker(bootstrap, {
+      input,
+      output,
+      group,
+      instance: '0',
+      batchSize: 500,
+      batchTimeoutMs: 1_000,
+      commitInterval: { maxMs: 60_000 },
+    });
+    running.push(worker);
+    await worker.start();
+    const p = createProducer(
+      {
+        bootstrapServers: bootstrap,
+        clientId: 'trickle',
+        transactionTimeoutMs: 60_000,
+        messageTimeoutMs: 30_000,
+        apiTimeoutMs: 30_000,
+      },
+      silentLogger(),
+    );
+    await p.connect(30_000);
+    const total = 250;
+    let committedWhileTrickling = 0;
+    for (let i = 0; i < total; i += 1) {
+      await p.produce({ topic: input, key: `k-${i % 64}`, value: String(i) });
+      await p.flush(10_000);
+      if (i === total - 1) committedWhileTrickling = worker.status().committedTransactions;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await p.close(10_000);
+    assert.ok(
+      committedWhileTrickling >= 2,
+      `transactions committed before the trickle ended: ${committedWhileTrickling} (the interval alone: none for 60 s)`,
+    );
+    await assertExactlyOnce(bootstrap, { input, output, group, expected: total });
   });
 
   test('members joining and leaving while transactions are open: the open spans abort or commit, nothing lost or doubled', async () => {
