@@ -98,8 +98,8 @@ export interface WorkerOptions {
   batch: { size: number; timeoutMs: number };
   /**
    * Exactly-once only: lets one transaction span several batches, committed once it is this old or
-   * holds this many input records (or at once when a batch comes back short of full or reads the input to its end: the input is
-   * caught up). Absent: one transaction per batch.
+   * holds this many input records, or at once when the input is caught up (a batch came back short
+   * of full or read the input to its end). Absent: one transaction per batch.
    */
   commitInterval?: CommitInterval;
   /** Retry, back-off, dead letters, dead-letter limit, bounded redelivery. Defaults: `defaultRecordErrorPolicy`. */

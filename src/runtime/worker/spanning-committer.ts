@@ -14,10 +14,9 @@ export type SpanningContext = Pick<WorkerContext, 'o' | 'stage' | 'clock' | 'epo
  * Exactly-once with a commit interval: one transaction spans several batches. Each batch's outputs
  * go into the open transaction at once; the input offsets of all its batches are sent and the
  * transaction committed when the span is due (its age or record count, see {@link TransactionSpan}),
- * when the input is caught up ({@link caughtUp}), when the input runs dry ({@link flush}),
- * or at a clean stop. A transaction that a recovery aborted
- * meanwhile (the transaction is no longer open) takes its span with it: the rewind to the committed offsets
- * consumes those records again.
+ * when the input is caught up ({@link caughtUp}), when the input runs dry ({@link flush}), or at a
+ * clean stop. A transaction that a recovery aborted meanwhile (the transaction is no longer open)
+ * takes its span with it: the rewind to the committed offsets consumes those records again.
  *
  * Sending the offsets and the commit call run while the loop fetches the next batch: {@link commit}
  * returns once they are under way, and the loop calls {@link settle} before it does anything else

@@ -172,7 +172,9 @@ export class WorkerLoop {
     }
     // Caught up: a batch short of full, or one that read the input to its end (at 1,000 records/s a
     // batch of 50 fills in its 50 ms timeout). Only a backlog keeps a span open for its interval.
-    if (all.length < ctx.o.batch.size || ctx.session.consumer.atEnd()) await this.#committer.caughtUp?.();
+    // Asked only of a committer that spans batches: atEnd() reads every partition's watermarks.
+    const caughtUp = this.#committer.caughtUp?.bind(this.#committer);
+    if (caughtUp && (all.length < ctx.o.batch.size || ctx.session.consumer.atEnd())) await caughtUp();
   }
 
   /**
