@@ -49,7 +49,7 @@ interface ChildConfig {
 }
 
 type ChildMessage =
-  | { type: 'caught-up'; startupMs: number; elapsedMs: number; commitMs: number[] }
+  | { type: 'caught-up'; startupMs: number; elapsedMs: number; commitMs: number[]; cpuMs: number }
   | { type: 'final'; maxRssBytes: number; commits: number };
 
 // ---------------------------------------------------------------------------------------------
@@ -65,6 +65,9 @@ class CommitProbe {
   readonly commitMs: number[] = [];
   firstFetchAt: number | undefined;
   doneAt: number | undefined;
+  /** The process's CPU (every thread: librdkafka's too) at the first fetch and at done, in µs. */
+  cpuAtFirstFetch: number | undefined;
+  cpuAtDone: number | undefined;
   readonly #committed = new Map<string, number>();
   #pending: TopicPartitionOffset[] | undefined;
   #flushStart: number | undefined;
@@ -81,7 +84,10 @@ class CommitProbe {
         ...c,
         consume: async (max, timeoutMs) => {
           const records = await c.consume(max, timeoutMs);
-          if (records.length > 0) this.firstFetchAt ??= performance.now();
+          if (records.length > 0 && this.firstFetchAt === undefined) {
+            this.firstFetchAt = performance.now();
+            this.cpuAtFirstFetch = cpuMicros();
+          }
           return records;
         },
         commitOffsets: async (offsets) => {
@@ -127,9 +133,15 @@ class CommitProbe {
     for (const offset of this.#committed.values()) total += offset;
     if (total >= this.target) {
       this.doneAt = performance.now();
+      this.cpuAtDone = cpuMicros();
       this.onDone();
     }
   }
+}
+
+function cpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
 }
 
 async function runChild(cfg: ChildConfig): Promise<void> {
@@ -143,6 +155,7 @@ async function runChild(cfg: ChildConfig): Promise<void> {
       startupMs: (probe.firstFetchAt ?? started) - started,
       elapsedMs: probe.doneAt! - (probe.firstFetchAt ?? started),
       commitMs: probe.commitMs,
+      cpuMs: ((probe.cpuAtDone ?? 0) - (probe.cpuAtFirstFetch ?? 0)) / 1_000,
     }),
   );
   const worker = new TransactionalWorker({
@@ -347,6 +360,8 @@ interface Result extends Scenario {
   seconds: number;
   recordsPerSec: number;
   mbPerSec: number;
+  /** The worker process's CPU (all threads) per input record over the throughput phase. */
+  cpuUsPerRecord: number;
   startupMs: number;
   e2eP50Ms: number;
   e2eP99Ms: number;
@@ -416,6 +431,7 @@ async function runScenario(plan: Plan, s: Scenario, input: string, runId: string
       seconds,
       recordsPerSec: before / seconds,
       mbPerSec: (before * s.recordBytes) / seconds / 1e6,
+      cpuUsPerRecord: (caughtUp.cpuMs * 1_000) / before,
       startupMs: caughtUp.startupMs,
       e2eP50Ms: percentile(reader.latencyMs, 50),
       e2eP99Ms: percentile(reader.latencyMs, 99),
@@ -453,6 +469,7 @@ function table(results: Result[]): string {
       r.records,
       f(r.recordsPerSec),
       f(r.mbPerSec, 1),
+      f(r.cpuUsPerRecord, 1),
       f(r.e2eP50Ms, 1),
       f(r.e2eP99Ms, 1),
       f(r.commitP50Ms, 1),
@@ -462,8 +479,8 @@ function table(results: Result[]): string {
     ].join(' | '),
   );
   return [
-    '| security | mode | record | batch | records | records/s | MB/s | e2e p50 ms | e2e p99 ms | commit p50 ms | commit p99 ms | max RSS MB | output check |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| security | mode | record | batch | records | records/s | MB/s | CPU µs/record | e2e p50 ms | e2e p99 ms | commit p50 ms | commit p99 ms | max RSS MB | output check |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) => `| ${r} |`),
   ].join('\n');
 }
@@ -579,7 +596,7 @@ async function main(): Promise<void> {
             log(`scenario ${s.id}`);
             const r = await runScenario(plan, s, inputs.get(recordBytes)!, runId);
             log(
-              `  ${r.recordsPerSec.toFixed(0)} records/s, commit p50 ${r.commitP50Ms.toFixed(1)} ms, e2e p50 ${r.e2eP50Ms.toFixed(1)} p99 ${r.e2eP99Ms.toFixed(1)} ms, RSS ${r.maxRssMb.toFixed(0)} MB`,
+              `  ${r.recordsPerSec.toFixed(0)} records/s, ${r.cpuUsPerRecord.toFixed(1)} µs CPU a record, commit p50 ${r.commitP50Ms.toFixed(1)} ms, e2e p50 ${r.e2eP50Ms.toFixed(1)} p99 ${r.e2eP99Ms.toFixed(1)} ms, RSS ${r.maxRssMb.toFixed(0)} MB`,
             );
             results.push(r);
           }
