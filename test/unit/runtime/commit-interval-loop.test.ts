@@ -73,13 +73,27 @@ describe('a commit interval: one transaction spans several batches', () => {
   });
 
   it('commits as soon as a full batch leaves the input at its end: a rate that fills batches exactly is caught up too', async () => {
-    const { kafka, worker } = setUp(20, { maxMs: 60_000 });
+    const { kafka, clock, worker } = setUp(20, { maxMs: 60_000 });
     await worker.start({ loop: false });
     await worker.step();
     assert.equal(worker.status().committedTransactions, 0, 'ten more records wait: the span stays open');
+    clock.advance(10); // one batch timeout since the first batch asked
     await worker.step(); // a full batch of ten, the last records there are
     await waitFor(() => kafka.topic.committed === 20, { timeoutMs: 5_000, message: 'the span commits' });
     assert.equal(worker.status().committedTransactions, 1);
+    await worker.stop();
+  });
+
+  it('asks whether a full batch ended the input at most once per batch timeout; the next, short fetch commits instead', async () => {
+    const { kafka, worker } = setUp(20, { maxMs: 60_000 });
+    await worker.start({ loop: false });
+    await worker.step(); // full, asked: ten more wait
+    await worker.step(); // full and the input's end, but asked within the same batch timeout
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(kafka.topic.committed, 0, 'not asked again so soon: the span stays open');
+    await worker.step(); // nothing more: the empty fetch ends the span
+    await waitFor(() => kafka.topic.committed === 20, { timeoutMs: 5_000, message: 'the span commits' });
+    assert.equal(worker.status().committedTransactions, 1, 'both batches in one transaction');
     await worker.stop();
   });
 
