@@ -79,9 +79,10 @@ function trimLines(lines: readonly ContextLine[]): { subnet: string; texts: stri
   let subnet: string | undefined;
   const texts: string[] = [];
   for (const line of lines) {
-    const at = line.json.lastIndexOf(idMarker(line.id));
+    const marker = idMarker(line.id);
+    const at = line.json.lastIndexOf(marker);
     if (at < 0 || !line.json.endsWith('}')) return undefined;
-    const own = line.json.slice(at + idMarker(line.id).length, -1);
+    const own = line.json.slice(at + marker.length, -1);
     if (subnet !== undefined && own !== subnet) return undefined;
     subnet = own;
     texts.push(line.json.slice(0, at));
