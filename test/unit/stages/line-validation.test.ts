@@ -4,6 +4,7 @@ import { DOMAIN_NAME_PATTERN, type LogField } from '../../../src/config/index.ts
 import {
   compileLineValidator,
   jsonDepth,
+  REGEX_VERDICTS_KEPT,
   withinDepth,
   type LineVerdict,
 } from '../../../src/stages/collector/line-validation.ts';
@@ -91,6 +92,23 @@ test('RegEx: the shipped domain pattern accepts names and refuses leading or tra
   );
   assert.match(reason(dnsLine({ domain_name: 'ab-.org' })), /does not match/);
   assert.match(reason(dnsLine({ size: '331kb' })), /^field "size": "331kb" does not match \^\\d\+b\?\$$/);
+});
+
+test('RegEx: a value seen before gets the same verdict, kept or aged out of the kept verdicts', () => {
+  const run = compileLineValidator(fields, { maxLineBytes: 2048, maxDepth: 8 });
+  const verdictOf = (domain: string) => {
+    const verdict = run(Buffer.from(dnsLine({ domain_name: domain })));
+    return verdict.ok ? 'ok' : verdict.reason;
+  };
+  const bad = verdictOf('-ab.org');
+  assert.match(bad, /^field "domain_name": "-ab.org" does not match /);
+  assert.equal(verdictOf('ab.org'), 'ok');
+  // Two generations of new values age both out: every verdict is still the pattern's.
+  for (let i = 0; i <= 2 * REGEX_VERDICTS_KEPT; i += 1) assert.equal(verdictOf(`n${i}.example.org`), 'ok');
+  assert.equal(verdictOf('-ab.org'), bad);
+  assert.equal(verdictOf('-ab.org'), bad, 'kept again, the same reason');
+  assert.equal(verdictOf('ab.org'), 'ok');
+  assert.match(verdictOf('x-.example.org'), /does not match/);
 });
 
 test('RegEx: a value longer than the maximum length fails before matching', () => {
