@@ -3,6 +3,7 @@ import type { Logger } from '../observability/logger.ts';
 import { classifyKafkaError } from './classify.ts';
 import { consumerProperties, type ConsumerSettings } from './client-config.ts';
 import { abandon, release } from './abandoned-clients.ts';
+import { AssignedPartitions } from './assigned-partitions.ts';
 import { attachDebugLog } from './debug-log.ts';
 import { strandedError, watchForStranding } from './stranded-client.ts';
 import { ConnectionWatch, type ConnectionProblem } from './connection-watch.ts';
@@ -87,9 +88,10 @@ export function createConsumer(
   onError: (err: KafkaError) => void,
   log: Logger,
 ): ConsumerPort {
+  const assigned = new AssignedPartitions();
   const native = new Kafka.KafkaConsumer({
     ...consumerProperties(settings),
-    rebalance_cb: rebalanceHandler(() => native, listener, onError, log),
+    rebalance_cb: rebalanceHandler(() => native, assigned.tracking(listener), onError, log),
   }) as NativeConsumer;
   const connection = new ConnectionWatch({
     bootstrapServers: settings.bootstrapServers,
@@ -155,6 +157,7 @@ export function createConsumer(
         native.incrementalAssign(
           partitions.map((p) => ({ ...p, offset: p.offset < 0 ? OFFSET_BEGINNING : p.offset })),
         );
+        assigned.add(partitions);
       } catch (e) {
         throw classifyKafkaError(e, 'consume');
       }
@@ -209,8 +212,10 @@ export function createConsumer(
       ),
     commitOffsets: (offsets) =>
       call<void>('commit-offsets', (cb) => native.commitCb(offsets, (err) => cb(err, undefined))),
-    lag: () => lagOf(native),
-    atEnd: () => atEndOf(native),
+    // Questions about the fetch state: a client that cannot answer has no lag to report and is
+    // not at the end, never a failure of the loop that asked.
+    lag: () => answer(() => lagOf(native, assigned.list()), undefined),
+    atEnd: () => answer(() => atEndOf(native, assigned.list()), false),
     connectionProblem: () => connection.problem(),
     close(timeoutMs) {
       // Disconnecting a consumer that never connected crashes the native binding (segfault).
@@ -221,11 +226,24 @@ export function createConsumer(
   };
 }
 
+function answer<T>(ask: () => T, otherwise: T): T {
+  try {
+    return ask();
+  } catch {
+    return otherwise;
+  }
+}
+
+/** The client's positions of `partitions` (passed: the binding would ask librdkafka for its assignment). */
+function positionsOf(native: NativeConsumer, partitions: TopicPartition[]): Kafka.TopicPartitionOffset[] {
+  return partitions.length === 0 ? [] : native.position(partitions);
+}
+
 /** Current position lag summed over the assigned partitions that have a position and a high watermark. */
-function lagOf(native: NativeConsumer): number | undefined {
+function lagOf(native: NativeConsumer, partitions: TopicPartition[]): number | undefined {
   let total = 0;
   let known = false;
-  for (const p of native.position()) {
+  for (const p of positionsOf(native, partitions)) {
     // A partition that delivered nothing since its assignment or a seek has no position (the
     // binding leaves `offset` out); counting it would make the sum NaN.
     if (typeof p.offset !== 'number' || p.offset < 0) continue;
@@ -238,8 +256,8 @@ function lagOf(native: NativeConsumer): number | undefined {
   return known ? total : undefined;
 }
 
-function atEndOf(native: NativeConsumer): boolean {
-  const positions = native.position();
+function atEndOf(native: NativeConsumer, partitions: TopicPartition[]): boolean {
+  const positions = positionsOf(native, partitions);
   return (
     positions.length > 0 &&
     positions.every((p) => {
