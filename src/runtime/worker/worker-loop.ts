@@ -179,10 +179,10 @@ export class WorkerLoop {
    * Caught up: a batch short of full, or one that read the input to its end (at 1,000 records/s a
    * batch of 50 fills in its 50 ms timeout). Only a backlog keeps a span open for its interval.
    * Asked only of a committer that spans batches, and a full batch asks the client at most once per
-   * batch timeout: atEnd() reads the assignment and every partition's position and watermarks, the
-   * assignment through a round trip to librdkafka's own thread, which held a busy pipeline's event
-   * loop about 1.5 % of the time when every full batch asked. A batch that skips the question is
-   * at most one batch timeout from the answer: an input at its end returns the next batch short.
+   * batch timeout: atEnd() reads every assigned partition's position and watermarks from the client,
+   * native calls that each full batch of a backlog paid for an answer it already knew. A batch that
+   * skips the question is at most one batch timeout from the answer: an input at its end returns the
+   * next batch short.
    */
   #caughtUp(fetched: number): boolean {
     const ctx = this.ctx;
