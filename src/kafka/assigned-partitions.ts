@@ -31,8 +31,8 @@ export class AssignedPartitions {
   }
 
   add(partitions: readonly TopicPartition[]): void {
-    for (const { topic, partition } of partitions)
-      this.#partitions.set(tpKey({ topic, partition }), { topic, partition });
+    // Only topic and partition: an offset given with a manual assignment is not kept.
+    for (const p of partitions) this.#partitions.set(tpKey(p), { topic: p.topic, partition: p.partition });
   }
 
   list(): TopicPartition[] {

@@ -2,7 +2,7 @@ import { createAdmin, type AdminPort } from '../../src/kafka/admin.ts';
 import { verifyKafkaOptions } from '../../src/verify/settings.ts';
 import { createReadCommittedReader } from '../../src/kafka/read-committed-reader.ts';
 import { MetadataClient } from '../../src/kafka/admin-metadata.ts';
-import { createProducer } from '../../src/kafka/producer.ts';
+import { createProducer, type ProducerPort } from '../../src/kafka/producer.ts';
 import { KafkaError } from '../../src/kafka/kafka-error.ts';
 import { isStrandedError } from '../../src/kafka/stranded-client.ts';
 import type { FetchedRecord } from '../../src/kafka/records.ts';
@@ -61,6 +61,20 @@ export async function createTopics(
   }
 }
 
+/** A test's own producer (not connected yet), with the timeouts a test's writes need. */
+export function testProducer(bootstrap: string, clientId: string): ProducerPort {
+  return createProducer(
+    {
+      bootstrapServers: bootstrap,
+      clientId,
+      transactionTimeoutMs: 60_000,
+      messageTimeoutMs: 60_000,
+      apiTimeoutMs: 30_000,
+    },
+    silentLogger(),
+  );
+}
+
 /**
  * Seeds `count` records, value `<i>` keyed `k-<i % keys>`: the value is the sequence number, so the
  * output can be checked for loss, duplicates and per-key order. A seed whose client was stranded
@@ -79,16 +93,7 @@ export async function seed(
 ): Promise<void> {
   const endBefore = await topicEnd(bootstrap, topic);
   for (let attempt = 1; ; attempt += 1) {
-    const p = createProducer(
-      {
-        bootstrapServers: bootstrap,
-        clientId: 'seed',
-        transactionTimeoutMs: 60_000,
-        messageTimeoutMs: 60_000,
-        apiTimeoutMs: 30_000,
-      },
-      silentLogger(),
-    );
+    const p = testProducer(bootstrap, 'seed');
     try {
       await p.connect(30_000);
       for (let i = from; i < from + count; i += 1)

@@ -1,14 +1,12 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createProducer } from '../../../src/kafka/producer.ts';
-import { silentLogger } from '../../../src/observability/logger.ts';
 import { defaultClients } from '../../../src/runtime/kafka-session.ts';
 import { uniqueTopic, uniqueGroup } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { FaultInjector, type FaultRule } from '../../support/fault-injection.ts';
 import { passThroughWorker, stoppedAfterSuite } from '../../support/pass-through-worker.ts';
-import { assertExactlyOnce, createTopics, seed } from '../../support/pipeline-harness.ts';
+import { assertExactlyOnce, createTopics, seed, testProducer } from '../../support/pipeline-harness.ts';
 
 let bootstrap: string;
 before(async () => {
@@ -66,16 +64,7 @@ describe('a commit interval on a real broker: transactions spanning several batc
     });
     running.push(worker);
     await worker.start();
-    const p = createProducer(
-      {
-        bootstrapServers: bootstrap,
-        clientId: 'trickle',
-        transactionTimeoutMs: 60_000,
-        messageTimeoutMs: 30_000,
-        apiTimeoutMs: 30_000,
-      },
-      silentLogger(),
-    );
+    const p = testProducer(bootstrap, 'trickle');
     await p.connect(30_000);
     const total = 250;
     let committedWhileTrickling = 0;
