@@ -1,5 +1,6 @@
-import type { KeyValueStore, RecordPosition } from '../../runtime/index.ts';
+import type { KeyValueStore } from '../../runtime/index.ts';
 import { stableId } from '../ids.ts';
+import type { LinePosition } from '../line-frames.ts';
 import { encodeBatchText, isoFromMicros } from '../messages.ts';
 import {
   contextOfEntry,
@@ -45,7 +46,7 @@ interface OpenBatch {
   readonly openedAt: number;
   readonly count: number;
   readonly next: number;
-  readonly lastSource: RecordPosition;
+  readonly lastSource: LinePosition;
   /** Sum of the lines' {@link textCost}; absent in open batches stored before batches had a bound. */
   readonly bytes?: number;
 }
@@ -62,7 +63,7 @@ export interface SentBatch {
   /** The lines new in this batch (not context), in arrival order. */
   readonly lines: readonly StoredLine[];
   /** The position of the batch's last line: the source of the batch's monitoring rows. */
-  readonly lastSource: RecordPosition;
+  readonly lastSource: LinePosition;
 }
 
 // Key layout (one store, ordered keys): `o/<subnet>` open batch, `l/<subnet>/<seq>` its lines from
@@ -109,16 +110,12 @@ export class BatchBuffer {
    * line would push it over the byte bound (sent before the line joins), then the line's own batch
    * when the line filled it. `cost` is the line's {@link textCost}, at most {@link lineBudget}.
    */
-  add(
-    subnet: string,
-    line: ContextLine,
-    record: RecordPosition,
-    now: number,
-    cost = textCost(line),
-  ): SentBatch[] {
+  add(subnet: string, line: ContextLine, at: LinePosition, now: number, cost = textCost(line)): SentBatch[] {
     // The position alone: a whole input record passed here would be stored with its value (a Buffer
     // as JSON, four bytes and more per byte) in every line entry and open batch.
-    const source = { topic: record.topic, partition: record.partition, offset: record.offset };
+    const { topic, partition, offset } = at;
+    const source: LinePosition =
+      at.line === undefined ? { topic, partition, offset } : { topic, partition, offset, line: at.line };
     const sent: SentBatch[] = [];
     let open = this.#openBatch(subnet);
     if (open && open.bytes + cost > this.#budget) {

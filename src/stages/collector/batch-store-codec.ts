@@ -1,4 +1,5 @@
 import { jsonCodec, type Codec } from '../../runtime/index.ts';
+import type { LinePosition } from '../line-frames.ts';
 import {
   isTextEntry,
   type ContextEntry,
@@ -31,7 +32,8 @@ export const batchStoreCodec: Codec<unknown> = {
       if (!source) return [line.id, line.micros];
       let topic = topics.indexOf(source.topic);
       if (topic < 0) topic = topics.push(source.topic) - 1;
-      return [line.id, line.micros, topic, source.partition, source.offset];
+      if (source.line === undefined) return [line.id, line.micros, topic, source.partition, source.offset];
+      return [line.id, line.micros, topic, source.partition, source.offset, source.line];
     });
     const trimmed = trimLines(value.lines);
     const header: LinesHeader = {
@@ -51,15 +53,20 @@ export const batchStoreCodec: Codec<unknown> = {
     const header = JSON.parse(text.slice(0, end)) as LinesHeader;
     const texts = text.slice(end + 1).split('\n');
     const subnet = header.subnet;
-    const lines = header.meta.map(([id, micros, topic, partition, offset], i): ContextLine | StoredLine => {
-      // A header's meta and its texts are written together: one text per meta entry.
-      const stored = texts[i] ?? '';
-      const json = subnet === undefined ? stored : `${stored}${idMarker(id)}${subnet}}`;
-      // Literals, not `{ ...line, source }`: V8 runs a spread followed by a key in its runtime.
-      if (topic === undefined) return { json, id, micros };
-      const source = { topic: header.topics[topic]!, partition: partition!, offset: offset! };
-      return { json, id, micros, source };
-    });
+    const lines = header.meta.map(
+      ([id, micros, topic, partition, offset, at], i): ContextLine | StoredLine => {
+        // A header's meta and its texts are written together: one text per meta entry.
+        const stored = texts[i] ?? '';
+        const json = subnet === undefined ? stored : `${stored}${idMarker(id)}${subnet}}`;
+        // Literals, not `{ ...line, source }`: V8 runs a spread followed by a key in its runtime.
+        if (topic === undefined) return { json, id, micros };
+        const source: LinePosition =
+          at === undefined
+            ? { topic: header.topics[topic]!, partition: partition!, offset: offset! }
+            : { topic: header.topics[topic]!, partition: partition!, offset: offset!, line: at };
+        return { json, id, micros, source };
+      },
+    );
     if (header.kind === 'context') return { v: 2, lines, bytes: header.bytes ?? 0 } satisfies ContextEntry;
     return { v: 2, lines: lines as StoredLine[] } satisfies LinesEntry;
   },
@@ -97,8 +104,18 @@ interface LinesHeader {
   readonly bytes?: number;
   /** The source topics of the lines, each once. */
   readonly topics: readonly string[];
-  /** Per line: id, micros and, for lines of an open batch, topic index, partition and offset. */
+  /**
+   * Per line: id, micros and, for lines of an open batch, topic index, partition, offset and, for a
+   * line read from a frame, its index there.
+   */
   readonly meta: readonly LineMeta[];
 }
 
-type LineMeta = [id: string, micros: number, topic?: number, partition?: number, offset?: number];
+type LineMeta = [
+  id: string,
+  micros: number,
+  topic?: number,
+  partition?: number,
+  offset?: number,
+  line?: number,
+];

@@ -13,6 +13,7 @@ import {
   type TimerContext,
 } from '../../runtime/index.ts';
 import { stableId } from '../ids.ts';
+import { linesOf, type LinePosition } from '../line-frames.ts';
 import { isoFromMicros } from '../messages.ts';
 import { subnetId } from '../subnet.ts';
 import { monitoringTopics, pipelineTopic } from '../topics.ts';
@@ -128,16 +129,23 @@ function processLines(
   const rows = new MonitoringRowBatch(c.prefix);
   const buffers = new Map<number, BatchBuffer>();
   for (const record of records) {
-    const now = c.clock.now();
-    const valid = lineRows(c, record, c.validate(record.value), now, rows);
-    if (!valid) continue;
-    let buffer = buffers.get(record.partition);
-    if (!buffer) {
-      buffer = new BatchBuffer(ctx.state(record.partition).store(BATCH_STORE), c.settings.buffer);
-      buffers.set(record.partition, buffer);
+    const { lines, framed } = linesOf(record);
+    for (let i = 0; i < lines.length; i++) {
+      const now = c.clock.now();
+      const value = lines[i]!;
+      // The position alone: the whole record would be stored with its value in every line entry.
+      const { topic, partition, offset } = record;
+      const at: LinePosition = framed ? { topic, partition, offset, line: i } : { topic, partition, offset };
+      const valid = lineRows(c, at, value, c.validate(value), now, rows);
+      if (!valid) continue;
+      let buffer = buffers.get(partition);
+      if (!buffer) {
+        buffer = new BatchBuffer(ctx.state(partition).store(BATCH_STORE), c.settings.buffer);
+        buffers.set(partition, buffer);
+      }
+      for (const sent of buffer.add(valid.subnet, valid.line, at, now, valid.cost))
+        outputs.push(...batchOutputs(c, sent, now, rows, record));
     }
-    for (const sent of buffer.add(valid.subnet, valid.line, record, now, valid.cost))
-      outputs.push(...batchOutputs(c, sent, now, rows, record));
   }
   // Batches whose timeout passed leave now rather than with the next timer call, but the scan of
   // every open batch runs at most once per half timer interval and partition: run per call, it
@@ -217,14 +225,17 @@ function batchOutputs(
     ...(source ? { source } : {}),
   }));
   const common = { stage: BATCH_HANDLER_STAGE, instance_name: c.name, timestamp: now };
-  rows.add('batch_timestamps', sent.lastSource, 0, {
+  // A batch's rows are about its last line, a line's about the line: a line of a frame numbers its
+  // rows by its index there, as no two lines of a record share a row (see lineRows).
+  const last = sent.lastSource.line ?? 0;
+  rows.add('batch_timestamps', sent.lastSource, last, {
     ...common,
     batch_id: sent.batchId,
     status: 'completed',
     is_active: true,
     message_count: sent.size,
   });
-  rows.add('batch_tree', sent.lastSource, 0, {
+  rows.add('batch_tree', sent.lastSource, last, {
     ...common,
     batch_row_id: sent.batchTreeRowId,
     status: 'completed',
@@ -232,30 +243,39 @@ function batchOutputs(
     batch_id: sent.batchId,
   });
   for (const stored of sent.lines)
-    rows.add('logline_to_batches', stored.source, 0, { logline_id: stored.id, batch_id: sent.batchId });
+    rows.add('logline_to_batches', stored.source, stored.source.line ?? 0, {
+      logline_id: stored.id,
+      batch_id: sent.batchId,
+    });
   return outputs;
 }
 
 /**
  * Records a line's monitoring rows in `rows`; returns the line and its batch cost when it is valid.
  * A line too large for half a batch is a failed line: sent, Kafka would refuse its batch.
+ *
+ * A line read from a frame (`at.line` set) has that index in its id, and row indexes of its own in
+ * each table (`loglines` and `failed_loglines` the index, `logline_timestamps` twice it and the
+ * next): rows are identified by their record's position and their index. A line that was a record
+ * of its own keeps the id and the rows it had before frames.
  */
 function lineRows(
   c: Collector,
-  record: StageRecord,
+  at: LinePosition,
+  value: Buffer,
   verdict: LineVerdict,
   now: number,
   rows: MonitoringRowBatch,
 ): { subnet: string; line: ContextLine; cost: number } | undefined {
   const subnet = verdict.ok ? subnetId(verdict.srcIp, c.settings.subnet) : undefined;
+  const index = at.line ?? 0;
+  const id =
+    at.line === undefined
+      ? stableId('logline', at.topic, at.partition, at.offset)
+      : stableId('logline', at.topic, at.partition, at.offset, at.line);
   const line =
     verdict.ok && subnet !== undefined && verdict.tsMicros >= 0
-      ? lineText(
-          verdict.fields,
-          verdict.tsMicros,
-          stableId('logline', record.topic, record.partition, record.offset),
-          subnet,
-        )
+      ? lineText(verdict.fields, verdict.tsMicros, id, subnet)
       : undefined;
   const cost = line ? textCost(line) : 0;
   const problem = !verdict.ok
@@ -266,8 +286,8 @@ function lineRows(
         ? `line takes ${cost} bytes in a batch, more than half of max_batch_bytes allows (${c.budget})`
         : undefined;
   if (problem !== undefined || !verdict.ok || subnet === undefined || !line) {
-    const text = (record.value ?? Buffer.alloc(0)).subarray(0, MAX_FAILED_TEXT).toString('utf8');
-    rows.add('failed_loglines', record, 0, {
+    const text = value.subarray(0, MAX_FAILED_TEXT).toString('utf8');
+    rows.add('failed_loglines', at, index, {
       message_text: text,
       timestamp_in: now,
       timestamp_failed: now,
@@ -276,7 +296,7 @@ function lineRows(
     return undefined;
   }
   const { status_code, record_type } = verdict.fields;
-  rows.add('loglines', record, 0, {
+  rows.add('loglines', at, index, {
     logline_id: line.id,
     subnet_id: subnet,
     timestamp: Math.floor(verdict.tsMicros / 1000),
@@ -285,8 +305,8 @@ function lineRows(
     record_type: typeof record_type === 'string' ? record_type : '',
     additional_fields: JSON.stringify(copyFields(verdict.fields, ROW_COLUMNS)),
   });
-  stampLine(rows, record, line.id, now, COLLECTOR_STAGE, 'in_process', 0);
-  stampLine(rows, record, line.id, now, BATCH_HANDLER_STAGE, 'batched', 1);
+  stampLine(rows, at, line.id, now, COLLECTOR_STAGE, 'in_process', 2 * index);
+  stampLine(rows, at, line.id, now, BATCH_HANDLER_STAGE, 'batched', 2 * index + 1);
   return { subnet, line, cost };
 }
 
@@ -350,7 +370,7 @@ const DATA_PROPERTY = { enumerable: true, writable: true, configurable: true } a
  */
 function stampLine(
   rows: MonitoringRowBatch,
-  record: StageRecord,
+  record: RecordPosition,
   id: string,
   now: number,
   stage: string,

@@ -1,4 +1,5 @@
 import type { RecordPosition } from '../../runtime/index.ts';
+import type { LinePosition } from '../line-frames.ts';
 import { timestampMicros, type LogLine } from '../messages.ts';
 
 /**
@@ -17,7 +18,7 @@ export interface ContextLine {
 
 /** A line of an open batch: its text and the position it was read from. */
 export interface StoredLine extends ContextLine {
-  readonly source: RecordPosition;
+  readonly source: LinePosition;
 }
 
 /** The store entry holding the lines one call added to a subnet's open batch. */

@@ -7,12 +7,12 @@ import {
   type ProcessResult,
   type RecordPosition,
   type Stage,
-  type StageOutput,
   type TimerContext,
 } from '../../runtime/index.ts';
 import { collectorSettings } from '../collector/collector-settings.ts';
 import { DEFAULT_MAX_JSON_DEPTH, withinDepth } from '../collector/line-validation.ts';
 import { stableId } from '../ids.ts';
+import { LineFramer } from '../line-frames.ts';
 import { subnetId, type SubnetPrefixes } from '../subnet.ts';
 import { monitoringTopics, pipelineTopic } from '../topics.ts';
 import { fileDecoding, type FileDecoding } from './file-decoding.ts';
@@ -84,7 +84,7 @@ export function createLogserverStage(options: LogserverStageOptions): Stage {
     targets: readonly Target[],
     times: { now: number; timestampIn: number; attach: boolean },
     rows: MonitoringRowBatch,
-    out: StageOutput[],
+    out: LineFramer,
   ): void {
     const { now, timestampIn, attach } = times;
     let longest = 0;
@@ -92,7 +92,7 @@ export function createLogserverStage(options: LogserverStageOptions): Stage {
     const srcIp = sourceAddress(value, longest);
     for (const t of targets) {
       const key = srcIp === undefined ? null : (subnetId(srcIp, t.subnet) ?? null);
-      out.push(attach ? { topic: t.topic, key, value, source } : { topic: t.topic, key, value });
+      out.add(t.topic, key, value, attach ? source : undefined);
     }
     const messageId = stableId('server_log', source.topic, source.partition, source.offset);
     rows.add('server_logs', source, 0, {
@@ -113,15 +113,16 @@ export function createLogserverStage(options: LogserverStageOptions): Stage {
     inputTopics,
     outputTopics: [...new Set(allTargets.map((t) => t.topic)), ...monitoringTopics(TABLES, prefix)],
     process(records): ProcessResult {
-      const outputs: StageOutput[] = [];
+      const framer = new LineFramer();
       const rows = new MonitoringRowBatch(prefix);
       for (const record of records) {
         const targets = byProtocol.get(protocolOf.get(record.topic) ?? '') ?? [];
         const now = clock.now();
         const value = record.value ?? Buffer.alloc(0);
         const times = { now, timestampIn: record.timestamp ?? now, attach: true };
-        forward(value, record, targets, times, rows, outputs);
+        forward(value, record, targets, times, rows, framer);
       }
+      const outputs = framer.outputs();
       outputs.push(...rows.outputs());
       return { outputs };
     },
@@ -137,21 +138,22 @@ export function createLogserverStage(options: LogserverStageOptions): Stage {
       const stored = store.get(POSITION_KEY) as FilePosition | undefined;
       const read = await readNextLines(inputFile, stored, chunk);
       if (!read) return { outputs: [] };
-      const outputs: StageOutput[] = [];
+      const framer = new LineFramer();
       const rows = new MonitoringRowBatch(prefix);
       const times = { now: ctx.now, timestampIn: ctx.now, attach: false };
       if (decoding) {
         const input = { path: inputFile, read, stored, saved: store.get(DECODER_KEY) };
         const send = (bytes: Buffer, source: RecordPosition) =>
-          forward(bytes, source, allTargets, times, rows, outputs);
+          forward(bytes, source, allTargets, times, rows, framer);
         store.put(DECODER_KEY, forwardDecoded(decoding, input, send, rows, ctx.now));
       } else {
         const topic = `file:${inputFile}@${read.file.dev}:${read.file.ino}`;
         for (const line of read.lines) {
           const source = { topic, partition: 0, offset: line.offset };
-          forward(line.bytes, source, allTargets, times, rows, outputs);
+          forward(line.bytes, source, allTargets, times, rows, framer);
         }
       }
+      const outputs = framer.outputs();
       outputs.push(...rows.outputs());
       store.put(POSITION_KEY, read.position);
       return { outputs };

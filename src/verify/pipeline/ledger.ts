@@ -1,14 +1,17 @@
 /**
  * Where each input line was seen: the indexes the line accounting and the monitoring check share,
  * built once from a pipeline read. Pure. A line is seen by its mark on the raw-line topics, and from
- * the collector on by its `logline_id`, which derives from the position of the collector's input
- * record (so each record the logserver forwarded is one logline_id, and the record's mark names the line).
+ * the collector on by its `logline_id`, which derives from the position of the line in the collector's
+ * input (its record's, and its index in a frame: each line the logserver forwarded is one logline_id,
+ * and the line's mark names it).
  */
 import { DETECTOR_STAGE } from '../../stages/detector/index.ts';
 import { INSPECTOR_STAGE, PREFILTER_STAGE, stableId } from '../../stages/index.ts';
 import type { CollectorLayout, PathLayout, PipelineLayout } from './layout.ts';
 import {
+  lineKey,
   positionKey,
+  rowLineKey,
   rowSource,
   type AlertRecord,
   type BatchRecord,
@@ -22,9 +25,9 @@ export type Tally = Map<number, number>;
 
 export interface CollectorLedger {
   readonly layout: CollectorLayout;
-  /** positionKey of each marked collector input record -> its line. */
+  /** lineKey of each marked line of the collector's input -> its line. */
   readonly lineAt: ReadonlyMap<string, number>;
-  /** logline_id the collector gives each marked input record -> its line. */
+  /** logline_id the collector gives each marked input line -> its line. */
   readonly lineOf: ReadonlyMap<string, number>;
   /** Input records per line: the logserver forwarded the line this often to the collector. */
   readonly forwarded: Tally;
@@ -131,13 +134,17 @@ function collectorLedger(
   const forwarded: Tally = new Map();
   for (const r of input) {
     if (r.line === undefined) continue;
-    lineAt.set(positionKey(r), r.line);
-    lineOf.set(stableId('logline', r.topic, r.partition, r.offset), r.line);
+    lineAt.set(lineKey(r), r.line);
+    const id =
+      r.index === undefined
+        ? stableId('logline', r.topic, r.partition, r.offset)
+        : stableId('logline', r.topic, r.partition, r.offset, r.index);
+    lineOf.set(id, r.line);
     bump(forwarded, r.line);
   }
   const rejected: Tally = new Map();
   for (const row of failedRows) {
-    const line = lineAt.get(rowSource(row));
+    const line = lineAt.get(rowLineKey(row));
     if (line !== undefined) bump(rejected, line);
   }
   return { layout, lineAt, lineOf, forwarded, rejected };

@@ -21,7 +21,7 @@ import {
   type Alert,
 } from '../../stages/index.ts';
 import { inspectorTimerTopic, type CollectorLedger, type Ledger, type PathLedger } from './ledger.ts';
-import { rowSource, type MonitoringRow, type MonitoringRows } from './records.ts';
+import { rowLineKey, rowSource, type MonitoringRow, type MonitoringRows } from './records.ts';
 
 const IDENTITY = ['src_topic', 'src_partition', 'src_offset', 'row_index'];
 
@@ -91,7 +91,7 @@ function collectorExpectations(c: CollectorLedger, firstPath: PathLedger | undef
   const accepted = [...c.forwarded.keys()].filter((id) => !c.rejected.has(id));
   // failed_loglines rows name no line but their source record; the others name the logline_id,
   // so a row copied under another identity still counts for its line.
-  const lineAt = (row: MonitoringRow) => c.lineAt.get(rowSource(row));
+  const lineAt = (row: MonitoringRow) => c.lineAt.get(rowLineKey(row));
   const lineOf = (row: MonitoringRow) => c.lineOf.get(String(row.logline_id));
   const stamped = (stage: string, status: string) => (row: MonitoringRow) =>
     row.stage === stage && row.status === status ? lineOf(row) : undefined;

@@ -37,7 +37,14 @@ const FATE_TABLES = ['failed_loglines', 'logline_timestamps'] as const satisfies
  * stage: whole rows outgrew a 4 GB heap. Of the repeated values (`SHARED`) one string is kept.
  */
 const FATE_COLUMNS: Readonly<Record<(typeof FATE_TABLES)[number], readonly string[]>> = {
-  failed_loglines: ['src_topic', 'src_partition', 'src_offset', 'message_text', 'reason_for_failure'],
+  failed_loglines: [
+    'src_topic',
+    'src_partition',
+    'src_offset',
+    'row_index',
+    'message_text',
+    'reason_for_failure',
+  ],
   logline_timestamps: ['src_topic', 'src_partition', 'src_offset', 'logline_id', 'stage', 'status'],
 };
 const SHARED = new Set(['src_topic', 'stage', 'status']);

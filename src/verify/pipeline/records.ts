@@ -7,6 +7,7 @@ import { monitoringRowsOfJson } from '../../monitoring/compact-rows.ts';
 import { decodeOutgoingAlert } from '../../stages/alerter/index.ts';
 import { ownLines } from '../../stages/detector/index.ts';
 import { decodeAlert, decodeBatch, type Alert, type Batch } from '../../stages/index.ts';
+import { linesOf } from '../../stages/line-frames.ts';
 import type { TableName } from '../../monitoring/tables.ts';
 import type { PipelineLayout } from './layout.ts';
 import { lineIdOf } from './line-marks.ts';
@@ -17,8 +18,12 @@ export interface Position {
   readonly offset: number;
 }
 
-/** A record carrying one raw line (logserver input, collector input) and the line's mark, if found. */
+/**
+ * A raw line (logserver input, collector input) and its mark, if found: a record's only line, or
+ * the line at `index` of a frame the logserver wrote.
+ */
 export interface LineRecord extends Position {
+  readonly index?: number;
   readonly line: number | undefined;
 }
 
@@ -81,16 +86,23 @@ export type RecordKind = 'lines' | 'batches' | 'alerts' | 'outgoing';
 /** Sorts one fetched record into `into` by what its topic carries. */
 export function decodeRecord(
   kind: RecordKind,
-  position: Position,
+  position: Position & { readonly headers?: Readonly<Record<string, Buffer>> },
   value: Buffer | null,
   into: { lines: LineRecord[]; batches: BatchRecord[]; alerts: AlertRecord[]; undecodable: Undecodable[] },
 ): void {
   const at = { topic: position.topic, partition: position.partition, offset: position.offset };
   try {
     switch (kind) {
-      case 'lines':
-        into.lines.push({ ...at, line: value === null ? undefined : lineIdOf(value) });
+      case 'lines': {
+        if (value === null) {
+          into.lines.push({ ...at, line: undefined });
+          return;
+        }
+        const { lines, framed } = linesOf({ value, headers: position.headers ?? {} });
+        for (let index = 0; index < lines.length; index++)
+          into.lines.push({ ...at, ...(framed ? { index } : {}), line: lineIdOf(lines[index]!) });
         return;
+      }
       case 'batches':
         into.batches.push({ ...at, batch: batchIds(decodeBatch(value)) });
         return;
@@ -134,6 +146,20 @@ export function rowSource(row: MonitoringRow): string {
     partition: Number(row.src_partition),
     offset: Number(row.src_offset),
   });
+}
+
+/**
+ * The key of a raw line's position, and of the `failed_loglines` row about it: a frame's line is
+ * its record's position and its index there, which its rows take as their `row_index`; a record's
+ * only line has index 0 and its row index 0.
+ */
+export function lineKey(p: Position & { readonly index?: number }): string {
+  return `${positionKey(p)}/${p.index ?? 0}`;
+}
+
+/** {@link lineKey} of the line a `failed_loglines` row is about. */
+export function rowLineKey(row: MonitoringRow): string {
+  return `${rowSource(row)}/${Number(row.row_index ?? 0)}`;
 }
 
 export function positionKey(p: Position): string {

@@ -9,11 +9,17 @@ const text = (i: number) =>
 test('entries of lines keep each line text as it is, with their ids, times and source positions', () => {
   const lines: LinesEntry = {
     v: 2,
-    lines: [1, 2, 3].map((i) => ({
+    lines: [1, 2, 3, 4].map((i) => ({
       json: text(i),
       id: `id-${i}`,
       micros: 1_000_000 * i + 7,
-      source: { topic: i === 3 ? 'other' : 'in', partition: 2, offset: 40 + i },
+      // The fourth line was read from a frame: its index there is part of its position.
+      source: {
+        topic: i === 3 ? 'other' : 'in',
+        partition: 2,
+        offset: 40 + i,
+        ...(i === 4 ? { line: 0 } : {}),
+      },
     })),
   };
   const context: ContextEntry = {

@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import type { Clock, ProcessResult, StageOutput } from '../../../src/runtime/index.ts';
 import { createCollectorStage } from '../../../src/stages/collector/collector-stage.ts';
 import { linesOfEntry } from '../../../src/stages/collector/stored-lines.ts';
+import { stableId } from '../../../src/stages/ids.ts';
+import { LINES_HEADER } from '../../../src/stages/line-frames.ts';
 import { MemoryState } from '../../support/memory-state.ts';
 import { record, stageContext, timerContext } from '../../support/stage-context.ts';
 import { batchesSent, monitoringRows } from './outputs.ts';
@@ -297,4 +299,65 @@ test('the lines one call adds to a subnet are one store entry, and the batch sti
     [['01', '02', '03', '04', '05', '06']],
   );
   assert.equal(lineKeys().length, 1, 'the line after the full batch starts the next one');
+});
+
+test('the lines of a frame are lines of their own: an id and row indexes each, their index kept with them in the store', () => {
+  const { stage, state, clock } = setup(3);
+  const frame = {
+    ...record(INPUT, 0, 9, [at(1), 'not json', at(2), at(3, '10.9.9.9')].join('\n')),
+    headers: { [LINES_HEADER]: Buffer.from('4') },
+  };
+  const { outputs } = stage.process(
+    [frame, record(INPUT, 0, 10, at(4))],
+    stageContext(state),
+  ) as ProcessResult;
+  const rows = (table: string) =>
+    monitoringRows(outputs, table).map((r) => [r.src_offset, r.row_index, r.logline_id ?? r.batch_id]);
+  const id = (offset: number, line?: number) =>
+    line === undefined ? stableId('logline', INPUT, 0, offset) : stableId('logline', INPUT, 0, offset, line);
+  assert.deepEqual(rows('loglines'), [
+    [9, 0, id(9, 0)],
+    [9, 2, id(9, 2)],
+    [9, 3, id(9, 3)],
+    [10, 0, id(10)],
+  ]);
+  assert.deepEqual(
+    monitoringRows(outputs, 'failed_loglines').map((r) => [r.src_offset, r.row_index, r.message_text]),
+    [[9, 1, 'not json']],
+  );
+  const stamps = monitoringRows(outputs, 'logline_timestamps').map(
+    (r) => `${String(r.src_offset)}/${String(r.row_index)}`,
+  );
+  assert.deepEqual(stamps, ['9/0', '9/1', '9/4', '9/5', '9/6', '9/7', '10/0', '10/1']);
+  // The subnet 10.2.54.0/24 filled its batch of 3 with the record at offset 10 (its source).
+  const [sent] = batchesOf(outputs);
+  assert.deepEqual(
+    sent?.batch.data.map((l) => l.logline_id),
+    [id(9, 0), id(9, 2), id(10)],
+  );
+  assert.equal(outputs.find((o) => o.topic === OUTPUT)?.source?.offset, 10);
+  assert.deepEqual(
+    monitoringRows(outputs, 'logline_to_batches').map((r) => [r.src_offset, r.row_index]),
+    [
+      [9, 0],
+      [9, 2],
+      [10, 0],
+    ],
+  );
+  // The other subnet's line waits in the store with its index, and its batch's rows carry it.
+  const stored = Object.entries(state.partition(0).snapshot().batches ?? {})
+    .filter(([key]) => key.startsWith('l/10.9.9.0_24'))
+    .flatMap(([, value]) => linesOfEntry(value));
+  assert.deepEqual(
+    stored.map((l) => l.source),
+    [{ topic: INPUT, partition: 0, offset: 9, line: 3 }],
+  );
+  clock.set(1_000_000 + 3_000);
+  const timed = stage.onTimer!(timerContext(state, 0, clock.now())) as ProcessResult;
+  assert.deepEqual(
+    ['batch_timestamps', 'batch_tree', 'logline_to_batches'].map((table) =>
+      monitoringRows(timed.outputs, table).map((r) => [r.src_offset, r.row_index]),
+    ),
+    [[[9, 3]], [[9, 3]], [[9, 3]]],
+  );
 });

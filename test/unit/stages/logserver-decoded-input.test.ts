@@ -16,7 +16,7 @@ import type { StageOutput } from '../../../src/runtime/index.ts';
 import { createLogserverStage } from '../../../src/stages/logserver/logserver-stage.ts';
 import { MemoryState } from '../../support/memory-state.ts';
 import { timerContext } from '../../support/stage-context.ts';
-import { monitoringRows } from './outputs.ts';
+import { linesSent, monitoringRows } from './outputs.ts';
 import { shippedConfig } from './fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hamstring-logserver-decoded-'));
@@ -30,9 +30,9 @@ function configFor(inputFile: string, format: 'zeek-tsv' | 'suricata-eve'): Hams
 }
 
 const sent = (outputs: readonly StageOutput[]) =>
-  outputs
+  linesSent(outputs)
     .filter((o) => o.topic === 'pipeline-logserver_to_collector-dga_collector')
-    .map((o) => JSON.parse(String(o.value)) as Record<string, string>);
+    .map((o) => JSON.parse(o.line) as Record<string, string>);
 
 test('zeek-tsv: rows become the collector lines of the default mapping; bad rows are recorded with reasons', async () => {
   const path = join(dir, 'zeek.log');

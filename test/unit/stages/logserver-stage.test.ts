@@ -6,9 +6,10 @@ import { after, test } from 'node:test';
 import type { HamstringConfig } from '../../../src/config/index.ts';
 import type { ProcessResult, StageOutput } from '../../../src/runtime/index.ts';
 import { createLogserverStage } from '../../../src/stages/logserver/logserver-stage.ts';
+import { LINES_HEADER } from '../../../src/stages/line-frames.ts';
 import { MemoryState } from '../../support/memory-state.ts';
 import { record, stageContext, timerContext } from '../../support/stage-context.ts';
-import { monitoringRows } from './outputs.ts';
+import { linesSent, monitoringRows } from './outputs.ts';
 import { dnsLine, shippedConfig } from './fixtures.ts';
 
 const COLLECTOR_TOPIC = 'pipeline-logserver_to_collector-dga_collector';
@@ -32,9 +33,7 @@ function withCollectors(extra: Record<string, unknown>[], inputFile?: string): H
 }
 
 const forwarded = (outputs: readonly StageOutput[]) =>
-  outputs
-    .filter((o) => o.topic.startsWith('pipeline-'))
-    .map((o) => [o.topic, o.key, String(o.value)] as [string, string | null, string]);
+  linesSent(outputs).map(({ topic, key, line }) => [topic, key, line] as [string, string | null, string]);
 
 test('a line goes unchanged to every collector of its protocol, keyed by its subnet under each prefix', () => {
   const config = withCollectors([
@@ -136,4 +135,29 @@ test('a file renamed by time as Zeek and Suricata rotate it: its rest is found b
   assert.deepEqual(await read(), []);
   writeFileSync(path, 'b1\n');
   assert.deepEqual(await read(), ['b1']);
+});
+
+test("a call's lines of one subnet share a frame per collector; a lone line stays a record of its own, named by its source", () => {
+  const stage = createLogserverStage({ config: withCollectors([]) });
+  const a = [1, 2, 3].map((i) => dnsLine({ src_ip: `10.0.0.${i}` }));
+  const lone = dnsLine({ src_ip: '10.7.7.7' });
+  const records = [...a, lone].map((line, i) => record('hamstring_input-dns', 0, 20 + i, line));
+  const result = stage.process(records, stageContext()) as ProcessResult;
+  const pipeline = result.outputs.filter((o) => o.topic.startsWith('pipeline-'));
+  assert.deepEqual(
+    pipeline.map((o) => [o.key, o.headers?.[LINES_HEADER], o.source?.offset]),
+    [
+      ['10.0.0.0_24', '3', undefined],
+      ['10.7.7.0_24', undefined, 23],
+    ],
+  );
+  assert.deepEqual(
+    linesSent(result.outputs).map((l) => l.line),
+    [...a, lone],
+  );
+  // Each line keeps its own monitoring rows, named by the record it was read from.
+  assert.deepEqual(
+    monitoringRows(result.outputs, 'server_logs').map((r) => r.src_offset),
+    [20, 21, 22, 23],
+  );
 });

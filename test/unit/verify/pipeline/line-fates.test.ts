@@ -32,6 +32,31 @@ test('each line gets its fate: rejected, filtered, normal, scored, alerted; a cl
   assert.equal(report.ok, true);
 });
 
+test('lines the logserver forwarded as one frame are accounted one by one, their rows by their index in it', () => {
+  const s = new Scenario();
+  s.arriveFramed([0], false).reject(0);
+  s.arriveFramed([1, 2, 3, 4]);
+  const collected = s.collect([1, 2, 3, 4]);
+  const passed = s.prefilter(collected, [2, 3, 4]);
+  assert.ok(passed);
+  const suspicious = s.inspect(passed, [2], [3, 4]);
+  assert.ok(suspicious);
+  s.detect(suspicious, [4]);
+  const report = accountLines(s.input, s.read());
+  assert.deepEqual(report.fates, { rejected: 1, filtered: 1, normal: 1, scored: 1, alerted: 1 });
+  assert.deepEqual([report.monitoringMissing, report.monitoringTwice], [[], []]);
+  assert.equal(report.ok, true);
+});
+
+test("a frame's rejected line is found by its row's index: a row under another index is another line's", () => {
+  const s = new Scenario();
+  s.arriveFramed([0, 1], false).reject(0).reject(1, 0);
+  const report = accountLines(s.input, s.read());
+  assert.equal(report.fates.rejected, 1);
+  assert.deepEqual(report.lost, [1]);
+  assert.equal(report.ok, false);
+});
+
 test('a line without a fate is lost, with the step it never came out of; one never received too', () => {
   const s = new Scenario();
   s.arrive(1).arrive(2);

@@ -63,7 +63,8 @@ export class Scenario {
   readonly alerts: AlertRecord[] = [];
   readonly rows = new Map<TableName, MonitoringRow[]>();
   readonly #offsets = new Map<string, number>();
-  readonly #collected = new Map<number, Position>();
+  /** Where the collector read each line: a record, or a frame and the line's index there. */
+  readonly #collected = new Map<number, LineAt>();
 
   /** Line `id` comes in and the logserver forwards it to the collector. */
   arrive(id: number, valid = true): this {
@@ -78,8 +79,24 @@ export class Scenario {
     return this;
   }
 
-  reject(id: number): this {
-    this.row('failed_loglines', this.#source(id), { reason_for_failure: 'bad' });
+  /** Lines `ids` come in and the logserver forwards them to the collector as one frame. */
+  arriveFramed(ids: readonly number[], valid = true): this {
+    const frame = this.#at('c-in');
+    ids.forEach((id, index) => {
+      this.input.push({ id, valid });
+      const at = this.#at('in');
+      this.lines.push({ ...at, line: id });
+      this.row('server_logs', at, {});
+      this.row('server_logs_timestamps', at, {});
+      this.lines.push({ ...frame, index, line: id });
+      this.#collected.set(id, { ...frame, index });
+    });
+    return this;
+  }
+
+  /** The collector rejects line `id`; `index`: the row's index, when not the line's own. */
+  reject(id: number, index = this.#source(id).index ?? 0): this {
+    this.row('failed_loglines', this.#source(id), { reason_for_failure: 'bad' }, index);
     return this;
   }
 
@@ -88,16 +105,20 @@ export class Scenario {
     const batch = this.batch('p-in', `batch-${ids.join('-')}`, ids, context);
     for (const id of ids) {
       const source = this.#source(id);
-      this.row('loglines', source, { logline_id: loglineId(this.#source(id)) });
-      this.row('logline_timestamps', source, this.#stamp(id, COLLECTOR_STAGE, 'in_process'));
-      this.row('logline_timestamps', source, this.#stamp(id, BATCH_HANDLER_STAGE, 'batched'), 1);
-      this.row('logline_to_batches', source, {
-        logline_id: loglineId(source),
-        batch_id: batch.batch.batch_id,
-      });
+      const index = source.index ?? 0;
+      this.row('loglines', source, { logline_id: loglineId(this.#source(id)) }, index);
+      this.row('logline_timestamps', source, this.#stamp(id, COLLECTOR_STAGE, 'in_process'), 2 * index);
+      this.row('logline_timestamps', source, this.#stamp(id, BATCH_HANDLER_STAGE, 'batched'), 2 * index + 1);
+      this.row(
+        'logline_to_batches',
+        source,
+        { logline_id: loglineId(source), batch_id: batch.batch.batch_id },
+        index,
+      );
     }
     const last = this.#source(ids[ids.length - 1] ?? -1);
-    this.row('batch_timestamps', last, this.#batchRow(batch, BATCH_HANDLER_STAGE, 'completed', 'c'));
+    const lastRow = this.#batchRow(batch, BATCH_HANDLER_STAGE, 'completed', 'c');
+    this.row('batch_timestamps', last, lastRow, last.index ?? 0);
     return batch;
   }
 
@@ -262,7 +283,7 @@ export class Scenario {
     return { topic, partition: 0, offset };
   }
 
-  #source(id: number): Position {
+  #source(id: number): LineAt {
     return this.#collected.get(id) ?? { topic: 'c-in', partition: 0, offset: -1 };
   }
 
@@ -290,7 +311,12 @@ export class Scenario {
   }
 }
 
+/** Where the collector read a line: its record, and its index when the record was a frame. */
+type LineAt = Position & { readonly index?: number };
+
 /** The collector's logline_id of the line it read at `p`. */
-export function loglineId(p: Position): string {
-  return stableId('logline', p.topic, p.partition, p.offset);
+export function loglineId(p: LineAt): string {
+  return p.index === undefined
+    ? stableId('logline', p.topic, p.partition, p.offset)
+    : stableId('logline', p.topic, p.partition, p.offset, p.index);
 }
