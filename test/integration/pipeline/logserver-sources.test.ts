@@ -8,6 +8,7 @@ import { createAdmin } from '../../../src/kafka/admin.ts';
 import type { FetchedRecord } from '../../../src/kafka/records.ts';
 import { DEFAULT_LOG_LINE_MAPPING } from '../../../src/sources/log-line.ts';
 import { pipelineTopic } from '../../../src/stages/index.ts';
+import { linesOf } from '../../../src/stages/line-frames.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { exited } from '../../support/spawn-worker.ts';
@@ -208,8 +209,9 @@ async function tailWithKillAndRotation(s: Scenario): Promise<void> {
     const seen = new Map<string, number>();
     const count = (records: readonly FetchedRecord[]) => {
       seen.clear();
-      for (const r of records) {
-        const line = JSON.parse(String(r.value)) as { domain_name: string; src_ip: string; ts: string };
+      // The logserver frames a call's lines of one subnet: each line of a frame is a row forwarded.
+      for (const value of records.flatMap((r) => linesOf(r).lines)) {
+        const line = JSON.parse(String(value)) as { domain_name: string; src_ip: string; ts: string };
         const i = Number(/^.(\d+)\./.exec(line.domain_name)?.[1]);
         assert.equal(line.src_ip, host(i), `${line.domain_name}: the asking host`);
         const end = s.timeEnds?.(i);
