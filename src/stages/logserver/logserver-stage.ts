@@ -50,6 +50,7 @@ interface Target {
  * that protocol (`<logserver_to_collector>-<collector>`), keyed by the line's subnet under that
  * collector's prefix lengths so that a subnet's lines always reach the same collector partition; a
  * line whose `src_ip` does not parse goes on unkeyed and fails in the collector, where it is recorded.
+ * A call's lines of one collector and key leave as one record (a frame, see line-frames.ts).
  *
  * With `pipeline.log_storage.logserver.input_file` it also tails that file from its timer, on the
  * instance that owns input partition 0; file lines go to every collector. The file position lives in

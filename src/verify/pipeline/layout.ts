@@ -28,7 +28,7 @@ export interface PathLayout {
 
 export interface CollectorLayout {
   readonly name: string;
-  /** `logserver_to_collector-<collector>`: one record per line the logserver forwarded. */
+  /** `logserver_to_collector-<collector>`: the lines the logserver forwarded, a record or a frame of them. */
   readonly input: string;
   readonly paths: readonly PathLayout[];
 }
