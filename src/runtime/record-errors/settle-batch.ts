@@ -24,7 +24,10 @@ export interface SettleDeps {
  * Settles a processed batch in rounds of decide (settlement-plan.ts, pure), commit, and the
  * after-commit steps (after-commit.ts). A round whose commit Kafka refused for some outputs is
  * followed by one more decision on the same batch with those outputs' records failed, as long as
- * each refusal names a record not failed yet; any other refusal goes to the loop's recovery.
+ * each refusal names a record not failed yet. A refusal of an output that names no source (one
+ * made of several records, such as the logserver's frames) is traced by processing each record of
+ * a stateless stage's batch alone, once: what a call of one record outputs is that record's. Any
+ * other refusal goes to the loop's recovery.
  */
 export async function settleBatch(
   ctx: WorkerContext,
@@ -51,6 +54,7 @@ export async function settleBatch(
     stage: stage.name,
     now,
   };
+  let alone = false;
   for (;;) {
     const plan = decideSettlement(input);
     if (plan.action === 'stop') return fail(ctx, plan.reason);
@@ -70,6 +74,17 @@ export async function settleBatch(
     const outcome = await commit(d.committer, plan, outputs, epoch);
     if (outcome instanceof RefusedOutputs) {
       const next = afterRefusal(input, outcome);
+      if ('error' in next && !alone && !input.stateful && outcome.unattributed.length > 0) {
+        ctx.log.warn(
+          { event: 'refused-untraced', records: input.records.length, err: outcome.message },
+          'kafka: outputs refused that name no input record; processing each record of the batch alone',
+        );
+        const outputs = await outputsAlone(d, input);
+        if (outputs === undefined) return d.rewind();
+        input = { ...input, outputs };
+        alone = true;
+        continue;
+      }
       if ('error' in next) throw next.error;
       ctx.log.warn(
         {
@@ -85,6 +100,22 @@ export async function settleBatch(
     if (outcome === 'committed') await afterCommit(ctx, d.committer, plan, now);
     return;
   }
+}
+
+/**
+ * The outputs of a batch's records each processed in a call of its own, each naming its record;
+ * undefined when a record fails alone that did not fail with the others (the loop rewinds).
+ */
+async function outputsAlone(d: SettleDeps, input: SettlementInput): Promise<StageOutput[] | undefined> {
+  const failed = new Set(input.failures.map((f) => positionKey(f.record)));
+  const outputs: StageOutput[] = [];
+  for (const record of input.records) {
+    if (failed.has(positionKey(record))) continue;
+    const again = await d.rerun([record]);
+    if (again.failures.length > 0) return undefined;
+    for (const o of again.outputs) outputs.push(o.source ? o : { ...o, source: record });
+  }
+  return outputs;
 }
 
 /**

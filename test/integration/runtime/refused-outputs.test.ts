@@ -9,7 +9,9 @@ import { captureLog } from '../../helpers/capture-log.ts';
 import { uniqueGroup, uniqueTopic } from '../../helpers/names.ts';
 import { testKafka } from '../../helpers/kafka-fixture.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
+import type { FetchedRecord } from '../../../src/kafka/records.ts';
 import { createTopics, readCommitted, testKafkaOptions } from '../../support/pipeline-harness.ts';
+import { readUntil } from '../pipeline/support.ts';
 
 let bootstrap: string;
 before(async () => {
@@ -274,6 +276,49 @@ describe('an output Kafka refuses goes through the record-error path (real 1-nod
       false,
       'no dead-letter topic is created when dead letters are off',
     );
+  });
+
+  test('an output of several records that names none, refused: each record processed alone, only the culprit dead-lettered', async () => {
+    // The stage joins a call's records into one output without a source, as the logserver frames
+    // lines: the refusal of the call holding record 7 (5,000 bytes) names no record. Stopping after
+    // the same refusal repeated was the loop's only answer.
+    const { input, out } = await world({ 'max.message.bytes': '3000' });
+    const value = (r: { value: Buffer | null }) =>
+      Number(r.value?.toString()) === BIG_AT ? 'b'.repeat(5_000) : String(r.value);
+    const joining: Stage = {
+      name: 'test.refused-joined',
+      inputTopics: [input],
+      outputTopics: [out],
+      process: (records) => ({ outputs: [{ topic: out, value: records.map(value).join(',') }] }),
+    };
+    const { log, lines } = captureLog();
+    const w = worker(joining, { log });
+    await w.start();
+    try {
+      const dead = await readCommitted(bootstrap, `${input}.DLT`, 1, 30_000);
+      assert.deepEqual(
+        dead.map((d) => [
+          Number(d.headers[DLT_HEADERS.offset]?.toString()),
+          d.headers[DLT_HEADERS.errorKind]?.toString(),
+        ]),
+        [[BIG_AT, 'refused']],
+      );
+      const values = (records: readonly FetchedRecord[]) =>
+        records.flatMap((r) => r.value?.toString().split(',') ?? []).map(Number);
+      const outputs = await readUntil(bootstrap, out, (rs) => values(rs).length >= RECORDS - 1, 30_000);
+      assert.deepEqual(
+        values(outputs).sort((a, b) => a - b),
+        [...Array(RECORDS).keys()].filter((i) => i !== BIG_AT),
+        'every other record output once',
+      );
+      assert.ok(
+        lines.some((l) => l.event === 'refused-untraced'),
+        'the untraced refusal was answered by processing the records alone',
+      );
+      assert.equal(w.status().state, 'running', w.status().failure);
+    } finally {
+      await w.stop();
+    }
   });
 
   test('a declared output topic that does not exist stops the worker at start, naming it', async () => {
