@@ -17,6 +17,7 @@ import { ensureMonitoringTopics } from '../../../src/monitoring/topics.ts';
 import type { Stage } from '../../../src/runtime/index.ts';
 import { changelogTopic } from '../../../src/runtime/state/changelog-topics.ts';
 import { decodeOutgoingAlert } from '../../../src/stages/alerter/index.ts';
+import { linesOf } from '../../../src/stages/line-frames.ts';
 import { decodeBatch } from '../../../src/stages/messages.ts';
 import { pipelineComponents, type PipelineComponent } from '../../../src/stages/pipeline-components.ts';
 import { generateTraffic } from '../../../src/traffic/index.ts';
@@ -265,7 +266,8 @@ async function tally() {
   );
   const detected = await all(stageOf('alerter').inputTopics[0] ?? '');
   return {
-    logserver: (await all(stageOf('collector').inputTopics[0] ?? '')).length,
+    // The lines the logserver forwarded, a frame's one by one.
+    logserver: (await all(stageOf('collector').inputTopics[0] ?? '')).flatMap((r) => linesOf(r).lines).length,
     collector: await batchLines(stageOf('prefilter').inputTopics[0] ?? ''),
     prefilter: await batchLines(stageOf('inspector').inputTopics[0] ?? ''),
     inspector: await batchLines(stageOf('detector').inputTopics[0] ?? ''),
