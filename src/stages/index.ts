@@ -22,7 +22,7 @@ export {
   compareLines,
 } from './messages.ts';
 export type { Alert, AlertWarning, Batch, LogLine } from './messages.ts';
-export { stableId } from './ids.ts';
+export { loglineId, stableId } from './ids.ts';
 export { subnetId } from './subnet.ts';
 export { componentGroupId, pipelineTopic } from './topics.ts';
 export {

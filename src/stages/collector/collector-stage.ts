@@ -12,7 +12,7 @@ import {
   type StageRecord,
   type TimerContext,
 } from '../../runtime/index.ts';
-import { stableId } from '../ids.ts';
+import { loglineId } from '../ids.ts';
 import { linesOf, type LinePosition } from '../line-frames.ts';
 import { isoFromMicros } from '../messages.ts';
 import { subnetId } from '../subnet.ts';
@@ -130,12 +130,11 @@ function processLines(
   const buffers = new Map<number, BatchBuffer>();
   for (const record of records) {
     const { lines, framed } = linesOf(record);
+    const { topic, partition, offset } = record;
     for (let i = 0; i < lines.length; i++) {
       const now = c.clock.now();
       const value = lines[i]!;
-      // The position alone: the whole record would be stored with its value in every line entry.
-      const { topic, partition, offset } = record;
-      const at: LinePosition = framed ? { topic, partition, offset, line: i } : { topic, partition, offset };
+      const at: LinePosition = framed ? { topic, partition, offset, line: i } : record;
       const valid = lineRows(c, at, value, c.validate(value), now, rows);
       if (!valid) continue;
       let buffer = buffers.get(partition);
@@ -269,13 +268,9 @@ function lineRows(
 ): { subnet: string; line: ContextLine; cost: number } | undefined {
   const subnet = verdict.ok ? subnetId(verdict.srcIp, c.settings.subnet) : undefined;
   const index = at.line ?? 0;
-  const id =
-    at.line === undefined
-      ? stableId('logline', at.topic, at.partition, at.offset)
-      : stableId('logline', at.topic, at.partition, at.offset, at.line);
   const line =
     verdict.ok && subnet !== undefined && verdict.tsMicros >= 0
-      ? lineText(verdict.fields, verdict.tsMicros, id, subnet)
+      ? lineText(verdict.fields, verdict.tsMicros, loglineId(at), subnet)
       : undefined;
   const cost = line ? textCost(line) : 0;
   const problem = !verdict.ok

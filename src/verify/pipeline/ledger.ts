@@ -6,7 +6,7 @@
  * and the line's mark names it).
  */
 import { DETECTOR_STAGE } from '../../stages/detector/index.ts';
-import { INSPECTOR_STAGE, PREFILTER_STAGE, stableId } from '../../stages/index.ts';
+import { INSPECTOR_STAGE, PREFILTER_STAGE, loglineId } from '../../stages/index.ts';
 import type { CollectorLayout, PathLayout, PipelineLayout } from './layout.ts';
 import {
   lineKey,
@@ -135,11 +135,10 @@ function collectorLedger(
   for (const r of input) {
     if (r.line === undefined) continue;
     lineAt.set(lineKey(r), r.line);
-    const id =
-      r.index === undefined
-        ? stableId('logline', r.topic, r.partition, r.offset)
-        : stableId('logline', r.topic, r.partition, r.offset, r.index);
-    lineOf.set(id, r.line);
+    // A record's `line` is the mark it carries; the collector's is the index in a frame.
+    const { topic, partition, offset, index } = r;
+    const at = index === undefined ? { topic, partition, offset } : { topic, partition, offset, line: index };
+    lineOf.set(loglineId(at), r.line);
     bump(forwarded, r.line);
   }
   const rejected: Tally = new Map();

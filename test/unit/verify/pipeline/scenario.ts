@@ -5,7 +5,7 @@ import {
   COLLECTOR_STAGE,
   INSPECTOR_STAGE,
   PREFILTER_STAGE,
-  stableId,
+  loglineId as collectorLineId,
   type Alert,
   type Batch,
   type LogLine,
@@ -316,7 +316,6 @@ type LineAt = Position & { readonly index?: number };
 
 /** The collector's logline_id of the line it read at `p`. */
 export function loglineId(p: LineAt): string {
-  return p.index === undefined
-    ? stableId('logline', p.topic, p.partition, p.offset)
-    : stableId('logline', p.topic, p.partition, p.offset, p.index);
+  const { topic, partition, offset, index } = p;
+  return collectorLineId(index === undefined ? p : { topic, partition, offset, line: index });
 }
